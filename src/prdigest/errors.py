@@ -1,0 +1,122 @@
+"""The project's error types, all in one place.
+
+Library code raises these; the CLI (and later the web server) is the only place that turns
+them into messages and exit codes. Foreign exceptions (sqlite3, httpx, json, pydantic) are
+translated where they enter, with ``raise ... from exc``, so callers only ever catch
+``PrdigestError``.
+
+Hierarchy::
+
+    PrdigestError                 base; ``exit_code`` says how the CLI exits
+    ├── ConfigError               a bad option, preset or config value (names the key)
+    ├── InputError                bad input data
+    │   ├── RecordError           one PR record is invalid (names the repo#number and field)
+    │   └── ImportLineError       one JSONL line is invalid (names the line number)
+    ├── StorageError              the database cannot be opened, migrated or written
+    ├── NotFoundError             a PR, repository or digest that is not in the store
+    └── SourceError               a source (GitHub, git) failed
+        ├── AuthError             missing or rejected credentials
+        ├── RateLimitError        a rate limit that cannot be waited out now (says when to resume)
+        └── UpstreamError         the remote answered with an error or garbage
+
+Every error carries its context as keyword-only attributes so messages name the item.
+Secrets never enter an error: callers pass identifiers, never tokens or URLs with credentials.
+"""
+
+from __future__ import annotations
+
+
+class PrdigestError(Exception):
+    """Base of every error the project raises on purpose."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(PrdigestError):
+    """A bad option, preset or configuration value; the message names the key."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(f"{key}: {message}" if key else message)
+        self.key = key
+
+
+class InputError(PrdigestError):
+    """Input data that cannot be used."""
+
+    exit_code = 3
+
+
+class RecordError(InputError):
+    """One PR record is invalid; names the PR (when known) and the field."""
+
+    def __init__(
+        self, reason: str, *, pr: str | None = None, field: str | None = None
+    ) -> None:
+        where = pr or "record"
+        if field:
+            where = f"{where} field {field!r}"
+        super().__init__(f"{where}: {reason}")
+        self.pr = pr
+        self.field = field
+        self.reason = reason
+
+
+class ImportLineError(InputError):
+    """One line of a JSONL import is invalid; the other lines are still imported."""
+
+    def __init__(self, reason: str, *, path: str, line: int) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason
+
+
+class StorageError(PrdigestError):
+    """The store cannot be opened, migrated, read or written."""
+
+    exit_code = 4
+
+
+class NotFoundError(PrdigestError):
+    """Something asked for by name is not in the store."""
+
+    exit_code = 5
+
+
+class SourceError(PrdigestError):
+    """A source of PR data failed."""
+
+    exit_code = 6
+
+
+class AuthError(SourceError):
+    """Credentials are missing or were rejected."""
+
+    exit_code = 7
+
+
+class RateLimitError(SourceError):
+    """A rate limit that will not be waited out now; ``resume_at`` says when a re-run can go on."""
+
+    exit_code = 8
+
+    def __init__(self, message: str, *, resume_at: str | None = None) -> None:
+        super().__init__(message if resume_at is None else f"{message} (resume after {resume_at})")
+        self.resume_at = resume_at
+
+
+class UpstreamError(SourceError):
+    """The remote side answered with an error status or a body that cannot be used."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status

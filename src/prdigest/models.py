@@ -1,0 +1,406 @@
+"""Typed, immutable records passed between pipeline stages (DESIGN §2).
+
+``records.PullRequest`` enters; analyze makes a :class:`Dossier`; triage an :class:`Assessment`;
+a writer an :class:`Entry`; the digest stage a :class:`Digest` that renderers turn into bytes.
+
+Every fact in a dossier has an ``id`` (stable within the dossier, e.g. ``sym3``) and a
+:class:`Provenance` saying where in the PR data it was seen, so a writer can cite facts and a
+verifier can check them. All models are frozen pydantic models: they serialise to JSON for the
+store and for ``--format json`` without hand-written code.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict
+
+ANALYZER_VERSION = "analyze/1"
+TRIAGE_VERSION = "triage/1"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Level(StrEnum):
+    """Verdict levels, best first (DESIGN §1)."""
+
+    MUST_READ = "must_read"
+    WORTH_READING = "worth_reading"
+    SKIM = "skim"
+    SKIP = "skip"
+    LIST_ONLY = "list_only"
+
+    @property
+    def rank(self) -> int:
+        return list(Level).index(self)
+
+
+class Kind(StrEnum):
+    FIX = "fix"
+    PERF = "perf"
+    FEATURE = "feature"
+    REFACTOR = "refactor"
+    CI = "ci"
+    DOCS = "docs"
+    TEST = "test"
+    DEPS = "deps"
+    REVERT = "revert"
+    CHORE = "chore"
+
+
+class Role(StrEnum):
+    """What a changed file is for."""
+
+    SOURCE = "source"
+    TEST = "test"
+    DOCS = "docs"
+    CI = "ci"
+    BUILD = "build"
+    CONFIG = "config"
+    DEPS = "deps"
+
+
+class DiffCoverage(StrEnum):
+    FULL = "full"  # every text file has its patch
+    PARTIAL = "partial"  # some patches or files are missing
+    NONE = "none"  # metadata only
+
+
+class Provenance(_Frozen):
+    """Where a fact was seen: ``kind`` names the part of the record, ``ref`` the item in it."""
+
+    kind: Literal[
+        "title", "body", "label", "file", "review", "thread", "comment", "commit", "issue", "check"
+    ]
+    ref: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.ref}" + (f":{self.line}" if self.line is not None else "")
+
+
+class Fact(_Frozen):
+    id: str
+    provenance: Provenance
+
+
+class AreaRef(_Frozen):
+    """An area of the repository (from the preset) and how much of the PR falls in it."""
+
+    id: str
+    name: str
+    name_en: str
+    audience: str
+    audience_en: str
+    core: bool = False
+    weight: float = 1.0
+    share: float = 0.0  # fraction of changed lines in this area
+    evidence: str = ""  # the path or title tag that put the PR here
+
+
+class FileFact(Fact):
+    path: str
+    previous_path: str | None = None
+    status: str
+    role: Role
+    language: str | None = None
+    additions: int = 0
+    deletions: int = 0
+    binary: bool = False
+    has_patch: bool = False
+    generated: bool = False  # lock files and other generated text
+
+
+class SymbolFact(Fact):
+    """A function or class whose code the PR adds, changes or removes."""
+
+    name: str
+    kind: Literal["function", "method", "class", "struct", "enum", "trait", "macro", "shell"]
+    path: str
+    line: int | None = None
+    change: Literal["added", "modified", "removed"]
+    language: str | None = None
+    via: Literal["ast", "hunk_header", "pattern"]
+    in_test: bool = False
+    lines_changed: int = 0
+    parent: str | None = None  # enclosing class for methods
+
+
+class TestFact(Fact):
+    """A test function added by the PR."""
+
+    name: str
+    path: str
+    line: int | None = None
+    parametrized: bool = False
+
+
+class TechniqueFact(Fact):
+    """A notable testing technique seen in added test lines (e.g. ``threading.Event``)."""
+
+    technique: str
+    label: str  # the code name as it appears, e.g. ``monkeypatch``
+    path: str
+    line: int | None = None
+
+
+class SectionFact(Fact):
+    """A section of the PR body (vLLM's template: Purpose / Test Plan / Test Result)."""
+
+    name: str
+    heading: str
+    text: str
+    empty: bool
+
+
+class ClaimFact(Fact):
+    """A sentence of the PR body that states an effect with a figure."""
+
+    text: str
+    figure: str
+    metric: str | None = None
+
+
+class ReviewerFact(Fact):
+    login: str
+    is_bot: bool
+    states: tuple[str, ...]
+    last_state: str
+    first_review_at: AwareDatetime | None = None
+
+
+class ThreadFact(Fact):
+    path: str | None
+    line: int | None
+    is_resolved: bool
+    is_outdated: bool
+    authors: tuple[str, ...]
+    started_by: str | None
+    started_by_bot: bool
+    comment_count: int
+    excerpt: str
+    code_names: tuple[str, ...] = ()  # backticked names in the thread's comments
+
+
+class RemarkFact(Fact):
+    """A conversation comment worth citing (a bot's remark or a person's note)."""
+
+    author: str | None
+    is_bot: bool
+    excerpt: str
+
+
+class IssueFact(Fact):
+    number: int
+    title: str | None = None
+    state: str | None = None
+    closing: bool  # True: the PR closes it; False: only mentioned
+
+
+class CommitFact(Fact):
+    sha: str
+    headline: str
+    author: str | None = None
+    committed_at: AwareDatetime | None = None
+    after_review: bool = False  # pushed after the first non-bot review
+
+
+class SignalKind(StrEnum):
+    TODO = "todo"
+    SKIP_ADDED = "skip_added"
+    TESTS_DELETED = "tests_deleted"
+    NO_TESTS = "no_tests"
+    MAGIC_NUMBER = "magic_number"
+    ENV_VAR = "env_var"
+    CONFIG_FLAG = "config_flag"
+    SWALLOWED_EXCEPTION = "swallowed_exception"
+    SILENT_CLAMP = "silent_clamp"
+    EMPTY_TEST_RESULT = "empty_test_result"
+    UNRESOLVED_THREADS = "unresolved_threads"
+    FAILED_CHECKS = "failed_checks"
+    STALE_BODY = "stale_body"
+    HUGE_DIFF = "huge_diff"
+    BROKEN_PATCH = "broken_patch"
+
+
+class SignalFact(Fact):
+    """A risk or follow-up signal: something a careful reader would want pointed out."""
+
+    kind: SignalKind
+    detail: str  # the code name or text that triggered it (shown in backticks)
+    path: str | None = None
+    line: int | None = None
+    owner: str | None = None  # TODO(owner)
+
+
+class ChecksSummary(_Frozen):
+    total: int = 0
+    succeeded: int = 0
+    failed: tuple[str, ...] = ()
+    skipped: int = 0
+
+
+class Coverage(_Frozen):
+    diff: DiffCoverage
+    discussion: bool  # reviews/threads/comments are known
+    checks: bool
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.diff is DiffCoverage.NONE:
+            return "metadata"
+        return self.diff.value
+
+
+class Series(_Frozen):
+    index: int
+    total: int
+
+
+class Dossier(_Frozen):
+    """Everything analyze learned about one PR, each fact with its provenance."""
+
+    repo: str
+    number: int
+    title: str
+    subject: str  # the title without its bracket tags
+    tags: tuple[str, ...]
+    url: str
+    author: str | None
+    merged_at: AwareDatetime
+    merge_commit_sha: str | None
+    head_sha: str | None
+    labels: tuple[str, ...]
+    additions: int
+    deletions: int
+    changed_files: int
+    kind: Kind
+    kind_evidence: str
+    areas: tuple[AreaRef, ...]
+    files: tuple[FileFact, ...]
+    symbols: tuple[SymbolFact, ...]
+    tests: tuple[TestFact, ...]
+    techniques: tuple[TechniqueFact, ...]
+    sections: tuple[SectionFact, ...]
+    claims: tuple[ClaimFact, ...]
+    reviewers: tuple[ReviewerFact, ...]
+    threads: tuple[ThreadFact, ...]
+    remarks: tuple[RemarkFact, ...]
+    issues: tuple[IssueFact, ...]
+    commits: tuple[CommitFact, ...]
+    signals: tuple[SignalFact, ...]
+    checks: ChecksSummary | None
+    coverage: Coverage
+    series: Series | None = None
+    reverts: int | None = None  # the PR number this one reverts, when stated
+    analyzer_version: str = ANALYZER_VERSION
+    pr_version: str = ""
+
+    @property
+    def ref(self) -> str:
+        return f"{self.repo}#{self.number}"
+
+    @property
+    def primary_area(self) -> AreaRef | None:
+        return self.areas[0] if self.areas else None
+
+    def source_lines_changed(self) -> int:
+        return sum(f.additions + f.deletions for f in self.files if f.role is Role.SOURCE)
+
+
+class Reason(_Frozen):
+    """One reason behind a verdict: a stable code, a human phrase, its score contribution."""
+
+    code: str
+    detail: str
+    weight: float
+
+
+class Assessment(_Frozen):
+    repo: str
+    number: int
+    level: Level
+    score: float
+    reasons: tuple[Reason, ...]
+    audience: str | None
+    audience_en: str | None
+    area: str | None
+    area_en: str | None
+    triage_version: str = TRIAGE_VERSION
+
+
+class CodeRef(_Frozen):
+    """A code name an entry mentions and where it lives, for permalinks."""
+
+    name: str
+    path: str
+    line: int | None = None
+
+
+class Entry(_Frozen):
+    repo: str
+    number: int
+    lang: Literal["zh", "en"]
+    title: str
+    paragraph: str | None  # None for list_only
+    writer: str  # "template" or "llm:<model>"
+    fallback: bool = False  # an LLM entry that failed verification was replaced by the template
+    cites: tuple[str, ...] = ()
+    code_refs: tuple[CodeRef, ...] = ()
+
+
+class Window(_Frozen):
+    since: AwareDatetime
+    until: AwareDatetime
+    tz: str
+    label: str  # "2026-06-10" for a day, "since..until" otherwise
+
+
+class PRHead(_Frozen):
+    """The few PR fields every renderer needs."""
+
+    repo: str
+    number: int
+    title: str
+    url: str
+    author: str | None
+    additions: int
+    deletions: int
+    merged_at: datetime
+    merge_commit_sha: str | None
+    kind: Kind
+    area: str | None
+    area_en: str | None
+    coverage: str
+
+
+class DigestItem(_Frozen):
+    pr: PRHead
+    assessment: Assessment
+    entry: Entry
+    selected: bool
+
+
+class AreaGroup(_Frozen):
+    area: str
+    items: tuple[DigestItem, ...]
+
+
+class Digest(_Frozen):
+    """A window's digest: the selected entries in rank order, then everything else by area."""
+
+    repo: str
+    window: Window
+    lang: Literal["zh", "en"]
+    selected: tuple[DigestItem, ...]
+    others: tuple[AreaGroup, ...]
+    total: int
+    counts: dict[str, int]  # by level value
+
+    def all_items(self) -> tuple[DigestItem, ...]:
+        return self.selected + tuple(i for g in self.others for i in g.items)

@@ -1,0 +1,184 @@
+"""Repository presets: repo-specific knowledge as data (DESIGN §5).
+
+A preset is a TOML file with
+
+* ``repo``, ``version`` and ``bots`` (logins treated as bots even when a source says "User");
+* ``[roles]``: glob lists that give a changed file its role (test, docs, ci, build, config, deps,
+  generated); anything else is source;
+* ``[[area]]`` tables: ``id``, ``name`` (Chinese), ``name_en``, ``audience`` (Chinese phrase that
+  completes "尤其适合…"), ``audience_en``, ``paths`` (globs), ``tags`` (title tags that point to
+  the area), ``core`` (a fix here matters more) and ``weight``;
+* ``[[tag]]`` tables: title-tag spellings (``match``) mapped to a change ``kind`` and/or ``area``.
+
+Globs: ``*`` stays inside one path segment, ``**`` spans segments (``a/**`` matches everything
+under ``a/``), matching is case-sensitive and anchored at the repository root.
+
+``vllm-project/vllm`` ships with the package; every other repository gets ``generic.toml``.
+A user preset file can be passed explicitly and wins over the bundled ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import ConfigError
+from ..models import Kind, Role
+
+BUNDLED = {"vllm-project/vllm": "vllm-project__vllm.toml"}
+
+
+class _PresetModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AreaRule(_PresetModel):
+    id: str
+    name: str
+    name_en: str
+    audience: str
+    audience_en: str
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    core: bool = False
+    weight: float = Field(default=1.0, ge=0.0, le=3.0)
+
+
+class TagRule(_PresetModel):
+    match: tuple[str, ...]
+    kind: Kind | None = None
+    area: str | None = None
+
+
+class Roles(_PresetModel):
+    test: tuple[str, ...] = ()
+    docs: tuple[str, ...] = ()
+    ci: tuple[str, ...] = ()
+    build: tuple[str, ...] = ()
+    config: tuple[str, ...] = ()
+    deps: tuple[str, ...] = ()
+    generated: tuple[str, ...] = ()
+
+
+class Preset(_PresetModel):
+    repo: str
+    version: int = 1
+    bots: tuple[str, ...] = ()
+    roles: Roles = Roles()
+    area: tuple[AreaRule, ...] = ()
+    tag: tuple[TagRule, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """Identifies this preset's content for caching derived artefacts."""
+        return f"{self.repo}@{self.version}"
+
+    def is_bot(self, login: str | None, author_type: str | None = None) -> bool:
+        if author_type == "Bot":
+            return True
+        if not login:
+            return False
+        low = login.lower()
+        return low.endswith("[bot]") or low in {b.lower() for b in self.bots}
+
+    def role_of(self, path: str) -> tuple[Role, bool]:
+        """(role, generated) of a path: the first role whose globs match, else source."""
+        generated = _matches_any(path, self.roles.generated)
+        for role in (Role.TEST, Role.CI, Role.DEPS, Role.BUILD, Role.DOCS, Role.CONFIG):
+            if _matches_any(path, getattr(self.roles, role.value)):
+                return role, generated
+        return Role.SOURCE, generated
+
+    def areas_of(self, path: str) -> list[AreaRule]:
+        return [a for a in self.area if _matches_any(path, a.paths)]
+
+    def area_by_id(self, area_id: str) -> AreaRule | None:
+        return next((a for a in self.area if a.id == area_id), None)
+
+    def tag_rule(self, tag: str) -> TagRule | None:
+        wanted = _norm_tag(tag)
+        return next((r for r in self.tag if wanted in {_norm_tag(m) for m in r.match}), None)
+
+    def areas_for_tag(self, tag: str) -> list[AreaRule]:
+        wanted = _norm_tag(tag)
+        return [a for a in self.area if wanted in {_norm_tag(t) for t in a.tags}]
+
+
+def _norm_tag(tag: str) -> str:
+    return re.sub(r"[\s_-]+", "", tag).lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob (``*`` within a segment, ``**`` across segments)."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _matches_any(path: str, patterns: Iterable[str]) -> bool:
+    return any(glob_to_regex(p).match(path) for p in patterns)
+
+
+def parse_preset(text: str, *, origin: str) -> Preset:
+    """Parse preset TOML; errors name the file and the key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", key=origin) from exc
+    try:
+        preset = Preset.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(first["msg"], key=f"{origin}: {where}") from exc
+    ids = [a.id for a in preset.area]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ConfigError(f"duplicate area id {duplicates[0]!r}", key=origin)
+    for rule in preset.tag:
+        if rule.area and rule.area not in ids:
+            raise ConfigError(f"tag rule names unknown area {rule.area!r}", key=origin)
+    return preset
+
+
+@functools.lru_cache(maxsize=16)
+def _bundled(filename: str) -> Preset:
+    text = resources.files(__package__).joinpath(filename).read_text(encoding="utf-8")
+    return parse_preset(text, origin=filename)
+
+
+def load_preset(repo: str, path: Path | None = None) -> Preset:
+    """The preset for ``repo``: an explicit file, else the bundled one, else the generic one."""
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read preset: {exc.strerror}", key=str(path)) from exc
+        return parse_preset(text, origin=str(path))
+    filename = BUNDLED.get(repo)
+    if filename is not None:
+        return _bundled(filename)
+    return _bundled("generic.toml").model_copy(update={"repo": repo})
