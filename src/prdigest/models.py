@@ -119,7 +119,9 @@ class SymbolFact(Fact):
     """A function or class whose code the PR adds, changes or removes."""
 
     name: str
-    kind: Literal["function", "method", "class", "struct", "enum", "trait", "macro", "shell"]
+    kind: Literal[
+        "function", "method", "class", "struct", "enum", "trait", "macro", "shell", "constant", "step"
+    ]
     path: str
     line: int | None = None
     change: Literal["added", "modified", "removed"]
@@ -225,6 +227,7 @@ class SignalKind(StrEnum):
     STALE_BODY = "stale_body"
     HUGE_DIFF = "huge_diff"
     BROKEN_PATCH = "broken_patch"
+    FOLLOWUP_PROMISED = "followup_promised"
 
 
 class SignalFact(Fact):

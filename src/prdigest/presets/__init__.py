@@ -3,6 +3,8 @@
 A preset is a TOML file with
 
 * ``repo``, ``version`` and ``bots`` (logins treated as bots even when a source says "User");
+* ``env_prefixes``: prefixes of the project's environment variables (``VLLM_``), so new ones
+  are noticed wherever they appear;
 * ``[roles]``: glob lists that give a changed file its role (test, docs, ci, build, config, deps,
   generated); anything else is source;
 * ``[[area]]`` tables: ``id``, ``name`` (Chinese), ``name_en``, ``audience`` (Chinese phrase that
@@ -20,6 +22,7 @@ A user preset file can be passed explicitly and wins over the bundled ones.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import tomllib
 from collections.abc import Iterable
@@ -70,14 +73,16 @@ class Preset(_PresetModel):
     repo: str
     version: int = 1
     bots: tuple[str, ...] = ()
+    env_prefixes: tuple[str, ...] = ()
     roles: Roles = Roles()
     area: tuple[AreaRule, ...] = ()
     tag: tuple[TagRule, ...] = ()
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """Identifies this preset's content for caching derived artefacts."""
-        return f"{self.repo}@{self.version}"
+        """Identifies this preset's content (not just its version) for caching derived artefacts."""
+        digest = hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
+        return f"{self.repo}@{self.version}:{digest}"
 
     def is_bot(self, login: str | None, author_type: str | None = None) -> bool:
         if author_type == "Bot":

@@ -1,0 +1,24 @@
+# Developer recipes. `just` runs tests and lint.
+default: test lint
+
+# Run the test suite.
+test *options:
+    python -m pytest -q {{options}}
+
+# Ruff (lint + format check) and mypy (strict).
+lint:
+    ruff check src tests bench scripts
+    ruff format --check src tests bench scripts
+    mypy
+
+# Benchmarks print their figures; see bench/README.md.
+bench:
+    python bench/bench_analyze.py
+
+# Regenerate the bundled sample from tests/fixtures/prs.
+samples:
+    python scripts/build_samples.py
+
+# Regenerate golden outputs after a reviewed change of the writer or renderers.
+golden:
+    python scripts/build_golden.py

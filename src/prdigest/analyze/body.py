@@ -1,0 +1,198 @@
+"""Facts from the PR body and title: template sections, claims with figures, issue references.
+
+vLLM's PR template has ``## Purpose``, ``## Test Plan`` and ``## Test Result`` sections, each
+preceded by an HTML comment telling the author what to write, and a collapsible checklist at
+the end. Comments and the checklist are stripped before a section is judged empty.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..models import ClaimFact, Provenance, SectionFact, Series
+
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_HEADING = re.compile(r"^\s{0,3}(#{1,4})\s+(.+?)\s*#*\s*$")
+_BOLD_HEADING = re.compile(r"^\s*\*\*(.+?)\*\*:?\s*$")
+_CHECKLIST_START = re.compile(r"<details>|Essential Elements of an Effective PR", re.I)
+_PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-|\.\.\.|pending)\.?$", re.I)
+
+SECTION_NAMES = {
+    "purpose": ("purpose", "motivation", "summary", "description", "what", "why", "目的"),
+    "test_plan": ("test plan", "testing", "how was this tested", "tests", "测试计划"),
+    "test_result": ("test result", "test results", "results", "测试结果"),
+    "benchmark": ("benchmark", "benchmarks", "performance", "perf", "benchmark results"),
+    "notes": ("notes", "note", "follow-up", "follow-ups", "followups", "limitations"),
+}
+
+_FIGURE = re.compile(
+    r"(?<![\w.])(?:[+\-−~]?\s?\d+(?:\.\d+)?\s?(?:[-~～–]\s?\d+(?:\.\d+)?\s?)?%"
+    r"|\d+(?:\.\d+)?\s?[x×](?![\w])"
+    r"|\d+(?:\.\d+)?\s?(?:ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS)\b)"
+)
+_METRIC = re.compile(
+    r"\b(?:throughput|latency|ITL|TTFT|TPOT|e2e|end-to-end|speed-?up|faster|slower|memory|"
+    r"accuracy|QPS|tok/s|tokens/s|req/s|goodput|bandwidth|overhead|utili[sz]ation|"
+    r"acceptance|hit rate|reduction|improve(?:s|d|ment)?|regression|gsm8k|lm_eval)\b|吞吐|延迟|加速|显存|提升|降低",
+    re.I,
+)
+_ISSUE_REF = re.compile(r"(?<![\w/])#(\d{2,7})\b")
+_GH_ISSUE_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+_CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)", re.I)
+_REVERTS = re.compile(r"\brevert(?:s|ing)?\s+(?:[^#\n]{0,80}?)#(\d+)", re.I)
+_SERIES = re.compile(r"[\[(]\s*(?:part\s*)?(\d{1,2})\s*/\s*(\d{1,2})\s*[\])]", re.I)
+_TAG = re.compile(r"^\s*\[([^\]]{1,40})\]\s*")
+_TRAILING_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class BodyLine:
+    number: int  # 1-based line of the original body
+    text: str
+
+
+def split_title(title: str) -> tuple[tuple[str, ...], str]:
+    """Bracket tags and the rest: ``[Bugfix][NIXL] Fix x`` → (("Bugfix", "NIXL"), "Fix x")."""
+    tags: list[str] = []
+    rest = title.strip()
+    while True:
+        match = _TAG.match(rest)
+        if not match:
+            break
+        tags.append(match.group(1).strip())
+        rest = rest[match.end():]
+    rest = _TRAILING_NUMBER.sub("", rest).strip() or title.strip()
+    return tuple(tags), rest
+
+
+def visible_lines(body: str | None) -> list[BodyLine]:
+    """Body lines without HTML comments and without the trailing checklist, numbered as in the body."""
+    if not body:
+        return []
+    text = body.replace("\r\n", "\n")
+    # blank out comments but keep line numbering stable
+    text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    lines: list[BodyLine] = []
+    in_fence = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if _CHECKLIST_START.search(line) and not in_fence:
+            break
+        if line.strip().startswith("```"):
+            in_fence = not in_fence
+        lines.append(BodyLine(number, line))
+    return lines
+
+
+def _section_key(heading: str) -> str | None:
+    low = heading.lower().strip(" :*")
+    for key, names in SECTION_NAMES.items():
+        if any(low == n or low.startswith(n + " ") or low.startswith(n + ":") for n in names):
+            return key
+    return None
+
+
+def extract_sections(body: str | None) -> list[SectionFact]:
+    sections: list[SectionFact] = []
+    current: tuple[str, str, int] | None = None
+    buffer: list[str] = []
+
+    def flush() -> None:
+        if current is None:
+            return
+        key, heading, line_no = current
+        content = "\n".join(buffer).strip()
+        empty = not content or all(_PLACEHOLDER.match(x.strip()) or not x.strip() for x in buffer)
+        sections.append(SectionFact(
+            id=f"b{len(sections) + 1}", provenance=Provenance(kind="body", ref="body", line=line_no),
+            name=key, heading=heading, text=content[:2000], empty=empty))
+
+    for line in visible_lines(body):
+        match = _HEADING.match(line.text) or _BOLD_HEADING.match(line.text)
+        heading = match.group(match.lastindex or 1) if match else None
+        if heading is not None:
+            key = _section_key(heading)
+            if key is not None or current is not None:
+                flush()
+                buffer = []
+                current = (key, heading.strip(), line.number) if key else None
+                continue
+        if current is not None:
+            buffer.append(line.text)
+    flush()
+    return sections
+
+
+def extract_claims(body: str | None, *, limit: int = 6) -> list[ClaimFact]:
+    """Lines of the body that state an effect with a figure (``ITL -5~9%``, ``2.1x faster``)."""
+    claims: list[ClaimFact] = []
+    seen: set[str] = set()
+    in_fence = False
+    for line in visible_lines(body):
+        text = line.text.strip()
+        if text.startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence or not text or _is_table_rule(text):
+            continue
+        figure = _FIGURE.search(text)
+        metric = _METRIC.search(text)
+        if figure is None or metric is None:
+            continue
+        figure_text = re.sub(r"\s+", "", figure.group(0)).replace("−", "-")
+        if figure_text in seen:
+            continue
+        seen.add(figure_text)
+        claims.append(ClaimFact(
+            id=f"c{len(claims) + 1}", provenance=Provenance(kind="body", ref="body", line=line.number),
+            text=_clip(text.strip("|*-> ").strip(), 200), figure=figure_text,
+            metric=metric.group(0)))
+        if len(claims) >= limit:
+            break
+    return claims
+
+
+def _is_table_rule(text: str) -> bool:
+    return bool(re.fullmatch(r"\|?[\s:\-|]+\|?", text))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def issue_refs(text: str | None, repo: str) -> list[tuple[int, int, bool]]:
+    """(number, line, closing) for each ``#N`` (or same-repo issue URL) in a text, first seen first."""
+    if not text:
+        return []
+    found: dict[int, tuple[int, int, bool]] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        closing = {int(n) for n in _CLOSING.findall(line)}
+        refs = [int(n) for n in _ISSUE_REF.findall(line)]
+        refs += [int(n) for r, n in _GH_ISSUE_URL.findall(line) if r.lower() == repo.lower()]
+        for ref in refs:
+            if ref not in found:
+                found[ref] = (ref, number, ref in closing)
+    return list(found.values())
+
+
+def reverted_pr(title: str, body: str | None) -> int | None:
+    if not title.lower().startswith("revert"):
+        return None
+    for text in (title, body or ""):
+        match = _REVERTS.search(text) or _TRAILING_NUMBER_IN_TITLE.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+_TRAILING_NUMBER_IN_TITLE = re.compile(r"\(#(\d+)\)")
+
+
+def series_of(title: str) -> Series | None:
+    match = _SERIES.search(title)
+    if not match:
+        return None
+    index, total = int(match.group(1)), int(match.group(2))
+    if 1 <= index <= total <= 50 and total > 1:
+        return Series(index=index, total=total)
+    return None

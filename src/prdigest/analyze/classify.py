@@ -1,0 +1,122 @@
+"""Kind of change and areas of the repository, from title tags, wording and paths.
+
+Kind, first rule that applies: a title tag the preset maps to a kind; a revert title; words in
+the title ("fix", "speed up", "refactor", …); the roles of the changed files (all docs → docs);
+otherwise ``feature``.
+
+Areas: every changed file votes for the most specific area whose globs match it (the glob
+with the longest literal prefix), weighted by its changed lines and by its role (source counts
+fully, tests half, docs and config less); title tags add a vote of their own. Areas with
+under 10% of the votes are dropped unless a title tag named them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..models import AreaRef, FileFact, Kind, Role
+from ..presets import AreaRule, Preset
+
+_TITLE_WORDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    (Kind.REVERT, re.compile(r"^revert\b", re.I)),
+    (Kind.FIX, re.compile(r"\b(?:fix(?:es|ed)?|bug|crash|race|leak|hang|deadlock|regression|"
+                          r"incorrect|wrong|broken|avoid|prevent|handle)\b", re.I)),
+    (Kind.PERF, re.compile(r"\b(?:perf|speed ?up|faster|optimi[sz]e|accelerat\w*|fuse|fused|"
+                           r"overlap|throughput|latency|async(?:hronous)?)\b", re.I)),
+    (Kind.REFACTOR, re.compile(r"\b(?:refactor|clean ?up|move|rename|simplify|restructure|"
+                               r"deduplicate|split)\b", re.I)),
+    (Kind.DEPS, re.compile(r"\b(?:bump|upgrade|pin|update)\b.*\b(?:to|version|v?\d+\.\d+)", re.I)),
+    (Kind.DOCS, re.compile(r"\b(?:docs?|documentation|readme|typo)\b", re.I)),
+    (Kind.TEST, re.compile(r"\b(?:tests?|unit ?test|e2e)\b", re.I)),
+    (Kind.CI, re.compile(r"\b(?:ci|buildkite|pipeline|workflow|docker image)\b", re.I)),
+)
+
+ROLE_VOTE = {
+    Role.SOURCE: 1.0,
+    Role.TEST: 0.5,
+    Role.BUILD: 0.6,
+    Role.CI: 0.6,
+    Role.DEPS: 0.5,
+    Role.CONFIG: 0.4,
+    Role.DOCS: 0.3,
+}
+TAG_VOTE_SHARE = 0.25
+MIN_SHARE = 0.10
+
+
+def classify_kind(tags: Sequence[str], subject: str, files: Sequence[FileFact],
+                  preset: Preset) -> tuple[Kind, str]:
+    """(kind, evidence) for a PR."""
+    for tag in tags:
+        rule = preset.tag_rule(tag)
+        if rule is not None and rule.kind is not None:
+            return rule.kind, f"title tag [{tag}]"
+    for kind, pattern in _TITLE_WORDS:
+        match = pattern.search(subject)
+        if match:
+            return kind, f"title word '{match.group(0)}'"
+    roles = {f.role for f in files}
+    for role, kind in ((Role.DOCS, Kind.DOCS), (Role.CI, Kind.CI), (Role.TEST, Kind.TEST),
+                       (Role.DEPS, Kind.DEPS)):
+        if roles == {role}:
+            return kind, f"only {role.value} files"
+    return Kind.FEATURE, "default"
+
+
+def _specificity(rule: AreaRule, path: str) -> int:
+    from ..presets import glob_to_regex
+
+    best = -1
+    for pattern in rule.paths:
+        if glob_to_regex(pattern).match(path):
+            literal = re.split(r"[*?]", pattern, maxsplit=1)[0]
+            best = max(best, len(literal))
+    return best
+
+
+def best_area(path: str, preset: Preset) -> AreaRule | None:
+    """The most specific area a path belongs to."""
+    candidates = preset.areas_of(path)
+    if not candidates:
+        return None
+    return max(candidates, key=lambda rule: (_specificity(rule, path), -preset.area.index(rule)))
+
+
+def classify_areas(tags: Sequence[str], files: Sequence[FileFact], preset: Preset) -> list[AreaRef]:
+    votes: dict[str, float] = {}
+    evidence: dict[str, str] = {}
+    for fact in files:
+        rule = best_area(fact.path, preset)
+        if rule is None:
+            continue
+        weight = max(1, fact.additions + fact.deletions) * ROLE_VOTE[fact.role]
+        if fact.generated:
+            weight *= 0.1
+        votes[rule.id] = votes.get(rule.id, 0.0) + weight
+        evidence.setdefault(rule.id, fact.path)
+    file_total = sum(votes.values())
+    tagged: set[str] = set()
+    for tag in tags:
+        rules = preset.areas_for_tag(tag)
+        tag_rule = preset.tag_rule(tag)
+        if tag_rule is not None and tag_rule.area:
+            named = preset.area_by_id(tag_rule.area)
+            rules = rules + ([named] if named and named not in rules else [])
+        for rule in rules:
+            tagged.add(rule.id)
+            votes[rule.id] = votes.get(rule.id, 0.0) + max(file_total, 1.0) * TAG_VOTE_SHARE
+            evidence.setdefault(rule.id, f"[{tag}]")
+    total = sum(votes.values()) or 1.0
+    refs = []
+    for area_id, vote in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])):
+        share = vote / total
+        if share < MIN_SHARE and area_id not in tagged:
+            continue
+        rule = preset.area_by_id(area_id)
+        if rule is None:
+            continue
+        refs.append(AreaRef(id=rule.id, name=rule.name, name_en=rule.name_en, audience=rule.audience,
+                            audience_en=rule.audience_en, core=rule.core, weight=rule.weight,
+                            share=round(share, 3), evidence=evidence[area_id]))
+    return refs

@@ -1,0 +1,467 @@
+"""Changed symbols, added tests and test techniques, read from parsed patches.
+
+Symbols come from three places, best first:
+
+* ``ast``: a Python file the PR adds whole is parsed, giving exact functions, classes and lines;
+* hunk walking: inside each hunk, ``def``/``class``/``fn``/… lines (context or added) open a
+  scope; every changed line is attributed to the innermost open scope, or to the function git
+  named in the hunk header when the hunk starts inside a body;
+* patterns per language for definitions that are added or removed outright.
+
+Only names that occur in the patch are ever produced, so a writer citing them cites real code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..models import Provenance, SymbolFact, TechniqueFact, TestFact
+from .patches import ADDED, CONTEXT, REMOVED, Hunk, ParsedPatch
+
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".c": "cpp",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".cu": "cpp",
+    ".cuh": "cpp",
+    ".h": "cpp",
+    ".hpp": "cpp",
+    ".rs": "rust",
+    ".go": "go",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".js": "js",
+    ".ts": "js",
+    ".tsx": "js",
+    ".jsx": "js",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".md": "markdown",
+    ".rst": "markdown",
+    ".json": "json",
+}
+
+
+def language_of(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    if name in {"Dockerfile", "Makefile", "CMakeLists.txt"} or name.startswith("Dockerfile"):
+        return "build"
+    dot = name.rfind(".")
+    return LANGUAGES.get(name[dot:].lower()) if dot >= 0 else None
+
+
+# -- definition patterns -----------------------------------------------------------------
+
+_PY_DEF = re.compile(r"^(?P<indent>\s*)(?:async\s+)?(?P<kw>def|class)\s+(?P<name>[A-Za-z_]\w*)")
+_RUST_DEF = re.compile(
+    r"^(?P<indent>\s*)(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
+    r"(?:extern\s+\"C\"\s+)?(?P<kw>fn|struct|enum|trait)\s+(?P<name>[A-Za-z_]\w*)"
+)
+_RUST_IMPL = re.compile(r"^\s*impl(?:<[^>]*>)?\s+(?:[\w:<>]+\s+for\s+)?(?P<name>[A-Za-z_]\w*)")
+_RUST_MACRO = re.compile(r"^\s*macro_rules!\s+(?P<name>[A-Za-z_]\w*)")
+_GO_DEF = re.compile(r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*\(")
+_GO_TYPE = re.compile(r"^type\s+(?P<name>[A-Za-z_]\w*)\s+(?:struct|interface)")
+_SHELL_DEF = re.compile(r"^\s*(?:function\s+)?(?P<name>[A-Za-z_][\w:-]*)\s*\(\)\s*\{?\s*$")
+_SHELL_FUNCTION_KW = re.compile(r"^\s*function\s+(?P<name>[A-Za-z_][\w:-]*)\s*\{?\s*$")
+_JS_DEF = re.compile(
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?\s*(?P<fn>[A-Za-z_$][\w$]*)"
+    r"|class\s+(?P<cls>[A-Za-z_$][\w$]*)"
+    r"|(?:const|let)\s+(?P<arrow>[A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?\([^)]*\)\s*=>)"
+)
+_CPP_TYPE = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(?P<kw>class|struct|enum(?:\s+class)?)\s+"
+                       r"(?:__attribute__\(\([^)]*\)\)\s*)?(?P<name>[A-Za-z_]\w*)\s*(?::[^;{]*)?\{?\s*$")
+_CPP_FUNC = re.compile(
+    r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:static|inline|virtual|constexpr|explicit|extern|"
+    r"__global__|__device__|__host__|__forceinline__|C10_HOST_DEVICE)\s+)*"
+    r"[A-Za-z_][\w:<>,\s\*&]*?[\s\*&](?P<name>~?[A-Za-z_][\w:]*)\s*\((?P<args>[^;]*)$"
+)
+_CPP_NOT_FUNC = {"if", "for", "while", "switch", "return", "else", "do", "sizeof", "catch", "new",
+                 "delete", "throw", "case", "static_assert", "decltype", "TORCH_CHECK", "assert"}
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    name: str
+    kind: str
+    indent: int
+
+
+def definition_in(line: str, language: str | None) -> Definition | None:
+    """The function/class a source line defines, if it defines one."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith(("#", "//", "*", "/*")) and language != "shell":
+        return None
+    indent = len(line) - len(line.lstrip())
+    if language == "python":
+        m = _PY_DEF.match(line)
+        if m:
+            kind = "class" if m["kw"] == "class" else ("method" if indent else "function")
+            return Definition(m["name"], kind, indent)
+        return None
+    if language == "rust":
+        return _rust_definition(line, indent)
+    if language == "go":
+        m = _GO_DEF.match(line) or _GO_TYPE.match(line)
+        return Definition(m["name"], "function" if line.startswith("func") else "struct", 0) if m else None
+    if language == "shell":
+        m = _SHELL_DEF.match(line) or _SHELL_FUNCTION_KW.match(line)
+        return Definition(m["name"], "shell", indent) if m else None
+    if language == "js":
+        m = _JS_DEF.match(line)
+        if m:
+            name = m["fn"] or m["arrow"] or m["cls"]
+            return Definition(name, "class" if m["cls"] else "function", indent)
+        return None
+    if language == "cpp":
+        return _cpp_definition(line, indent)
+    return None
+
+
+def _rust_definition(line: str, indent: int) -> Definition | None:
+    m = _RUST_DEF.match(line)
+    if m:
+        kind = {"fn": "method" if indent else "function", "struct": "struct", "enum": "enum",
+                "trait": "trait"}[m["kw"]]
+        return Definition(m["name"], kind, indent)
+    m = _RUST_IMPL.match(line)
+    if m:
+        return Definition(m["name"], "struct", indent)  # an impl block scopes its methods
+    m = _RUST_MACRO.match(line)
+    return Definition(m["name"], "macro", indent) if m else None
+
+
+def _cpp_definition(line: str, indent: int) -> Definition | None:
+    m = _CPP_TYPE.match(line)
+    if m:
+        kind = "enum" if m["kw"].startswith("enum") else ("class" if m["kw"] == "class" else "struct")
+        return Definition(m["name"], kind, indent)
+    if line.rstrip().endswith(";") or "=" in line.split("(", 1)[0]:
+        return None
+    m = _CPP_FUNC.match(line)
+    if not m:
+        return None
+    name = m["name"].split("::")[-1]
+    if name in _CPP_NOT_FUNC or name.isupper():
+        return None
+    return Definition(name, "function", indent)
+
+
+def header_definition(header: str, language: str | None) -> Definition | None:
+    """The enclosing function git printed in a hunk header (``@@ … @@ def foo(self):``)."""
+    if not header:
+        return None
+    found = definition_in(header, language)
+    if found is None:
+        return None
+    kind = found.kind
+    if language == "python" and kind == "function" and re.search(r"\(\s*(?:self|cls)\b", header):
+        kind = "method"
+    return Definition(found.name, kind, -1)
+
+
+# -- symbol extraction --------------------------------------------------------------------
+
+
+@dataclass
+class _SymbolStats:
+    name: str
+    kind: str
+    parent: str | None
+    line: int | None = None
+    added_def: bool = False
+    removed_def: bool = False
+    lines_changed: int = 0
+    via: str = "hunk_header"
+    order: int = 0
+
+
+@dataclass
+class _Scope:
+    """Definitions open at the current line of a hunk, outermost first."""
+
+    stack: list[Definition] = field(default_factory=list)
+    indented: bool = True  # Python and shell: indentation closes scopes
+
+    def enter(self, definition: Definition) -> None:
+        while self.stack and self.stack[-1].indent >= definition.indent >= 0:
+            self.stack.pop()
+        self.stack.append(definition)
+
+    def current(self, indent: int) -> Definition | None:
+        if self.indented:
+            while self.stack and self.stack[-1].indent >= indent:
+                self.stack.pop()
+        return self.stack[-1] if self.stack else None
+
+    def parent_of(self, target: Definition) -> str | None:
+        below = self.stack[: self.stack.index(target)] if target in self.stack else self.stack
+        for definition in reversed(below):
+            if definition.kind in ("class", "struct", "trait"):
+                return definition.name
+        return None
+
+
+_CONSTANT = re.compile(
+    r"^\s*(?:export\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?(?P<name>_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
+    r"\s*(?::\s*[\w\[\], .|]+)?=(?!=)"
+)
+
+
+def constant_in(line: str, language: str | None) -> str | None:
+    """The UPPER_CASE name a Python or shell line assigns, if any (``BUILD_RETRY_PATTERN=…``)."""
+    if language not in ("python", "shell"):
+        return None
+    match = _CONSTANT.match(line)
+    return match["name"] if match else None
+
+
+def _walk_hunk(
+    hunk: Hunk, language: str | None, stats: dict[tuple[str, str | None], _SymbolStats]
+) -> None:
+    """Attribute every changed line of a hunk to the innermost definition it sits in."""
+    scope = _Scope(indented=language in ("python", "shell"))
+    opened = header_definition(hunk.header, language)
+    if opened:
+        scope.stack.append(opened)
+    for line in hunk.lines:
+        if not line.text.strip():
+            continue
+        definition = definition_in(line.text, language)
+        constant = constant_in(line.text, language) if definition is None else None
+        if definition is not None:
+            scope.enter(definition)
+            target: Definition | None = definition
+        else:
+            target = scope.current(len(line.text) - len(line.text.lstrip()))
+        if line.kind == CONTEXT:
+            continue
+        if constant is not None:  # a changed constant is named for itself, not its enclosing scope
+            target, parent = Definition(constant, "constant", -1), None
+        elif target is None:
+            continue
+        else:
+            parent = scope.parent_of(target)
+        entry = stats.setdefault(
+            (target.name, parent),
+            _SymbolStats(target.name, target.kind, parent, order=len(stats)),
+        )
+        entry.lines_changed += 1
+        if definition is not None or constant is not None:
+            if line.kind == ADDED:
+                entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"
+            else:
+                entry.removed_def = True
+                entry.line = entry.line or line.old_no
+        elif entry.line is None and line.kind == ADDED:
+            entry.line = line.new_no
+
+
+_YAML_STEP = re.compile(r"^\s*-?\s*label:\s*[\"']?(?P<name>[^\"'#]+?)[\"']?\s*(?:#.*)?$")
+
+
+def _yaml_steps(parsed: ParsedPatch) -> list[_SymbolStats]:
+    """CI steps (``- label: …`` in Buildkite-style YAML) that a patch adds or changes."""
+    stats: dict[str, _SymbolStats] = {}
+    for hunk in parsed.hunks:
+        current: str | None = None
+        for line in hunk.lines:
+            match = _YAML_STEP.match(line.text)
+            if match:
+                current = match["name"].strip()
+            if line.kind == CONTEXT or current is None or not line.text.strip():
+                continue
+            entry = stats.setdefault(current, _SymbolStats(current, "step", None, order=len(stats)))
+            entry.lines_changed += 1
+            if match and line.kind == ADDED:
+                entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"
+            elif match:
+                entry.removed_def = True
+            elif entry.line is None and line.kind == ADDED:
+                entry.line = line.new_no
+    return list(stats.values())
+
+
+def _python_ast_symbols(parsed: ParsedPatch) -> list[_SymbolStats] | None:
+    """Exact symbols of a Python file added whole; None when its text does not parse."""
+    if len(parsed.hunks) != 1 or parsed.hunks[0].old_start not in (0, 1):
+        return None
+    lines = parsed.hunks[0].lines
+    if any(line.kind != ADDED for line in lines):
+        return None
+    source = "\n".join(line.text for line in lines)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    found: list[_SymbolStats] = []
+
+    def visit(body: Iterable[ast.stmt], parent: str | None) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                found.append(_SymbolStats(node.name, "class", parent, node.lineno, True,
+                                          lines_changed=_span(node), via="ast", order=len(found)))
+                visit(node.body, node.name)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                kind = "method" if parent else "function"
+                found.append(_SymbolStats(node.name, kind, parent, node.lineno, True,
+                                          lines_changed=_span(node), via="ast", order=len(found)))
+
+    visit(tree.body, None)
+    return found
+
+
+def _span(node: ast.stmt) -> int:
+    return (node.end_lineno or node.lineno) - node.lineno + 1
+
+
+def extract_symbols(
+    parsed: ParsedPatch, *, language: str | None, in_test: bool, status: str, first_id: int
+) -> list[SymbolFact]:
+    """Symbols a file's patch adds, changes or removes, most-changed first within the file."""
+    if language in (None, "toml", "markdown", "json", "build"):
+        return []
+    collected: list[_SymbolStats] | None = None
+    if language == "yaml":
+        collected = _yaml_steps(parsed)
+    if language == "python" and status == "added":
+        collected = _python_ast_symbols(parsed)
+    if collected is None:
+        stats: dict[tuple[str, str | None], _SymbolStats] = {}
+        for hunk in parsed.hunks:
+            _walk_hunk(hunk, language, stats)
+        collected = list(stats.values())
+    facts = []
+    for offset, item in enumerate(collected):
+        if item.added_def and not item.removed_def:
+            change = "added"
+        elif item.removed_def and not item.added_def:
+            change = "removed"
+        else:
+            change = "modified"
+        facts.append(
+            SymbolFact(
+                id=f"s{first_id + offset}",
+                provenance=Provenance(kind="file", ref=parsed.path, line=item.line),
+                name=item.name,
+                kind=item.kind,  # type: ignore[arg-type]
+                path=parsed.path,
+                line=item.line,
+                change=change,  # type: ignore[arg-type]
+                language=language,
+                via=item.via,  # type: ignore[arg-type]
+                in_test=in_test,
+                lines_changed=item.lines_changed,
+                parent=item.parent,
+            )
+        )
+    return facts
+
+
+# -- tests --------------------------------------------------------------------------------
+
+_PY_TEST = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>test_?\w*)\s*\(")
+_RUST_TEST_ATTR = re.compile(r"^\s*#\[(?:tokio::)?test\b")
+_SHELL_TEST = re.compile(r"^\s*(?:function\s+)?(?P<name>test_\w+)\s*\(\)")
+_GO_TEST = re.compile(r"^func\s+(?P<name>Test\w+)\s*\(")
+_JS_TEST = re.compile(r"^\s*(?:it|test)\(\s*['\"](?P<name>[^'\"]+)['\"]")
+_PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize")
+
+
+def extract_tests(parsed: ParsedPatch, *, language: str | None, is_test_file: bool,
+                  first_id: int) -> list[TestFact]:
+    """Test functions whose definition line the PR adds."""
+    found: list[TestFact] = []
+    for hunk in parsed.hunks:
+        previous: list[str] = []
+        for line in hunk.lines:
+            if line.kind == REMOVED:
+                continue
+            name = _test_name(line.text, previous, language, is_test_file)
+            if name and line.kind == ADDED:
+                parametrized = any(_PARAMETRIZE.match(p) for p in previous[-4:])
+                found.append(TestFact(
+                    id=f"t{first_id + len(found)}",
+                    provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
+                    name=name, path=parsed.path, line=line.new_no, parametrized=parametrized))
+            previous.append(line.text)
+    return found
+
+
+def _test_name(text: str, previous: list[str], language: str | None, is_test_file: bool) -> str | None:
+    if language == "python" and is_test_file:
+        m = _PY_TEST.match(text)
+        return m["name"] if m and m["name"].startswith("test") else None
+    if language == "rust":
+        m = _RUST_DEF.match(text)
+        if m and m["kw"] == "fn" and any(_RUST_TEST_ATTR.match(p) for p in previous[-3:]):
+            return m["name"]
+        return None
+    if language == "shell" and is_test_file:
+        m = _SHELL_TEST.match(text)
+        return m["name"] if m else None
+    if language == "go" and is_test_file:
+        m = _GO_TEST.match(text)
+        return m["name"] if m else None
+    if language == "js" and is_test_file:
+        m = _JS_TEST.match(text)
+        return m["name"] if m else None
+    return None
+
+
+# -- test techniques ----------------------------------------------------------------------
+
+# (technique id, pattern over an added test line, how to label what matched)
+TECHNIQUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("parametrize", re.compile(r"@pytest\.mark\.parametrize\b")),
+    ("monkeypatch", re.compile(r"\bmonkeypatch\.(?:setattr|setenv|delattr|setitem)\b")),
+    ("threading_event", re.compile(r"\bthreading\.Event\b|\basyncio\.Event\b")),
+    ("bitwise_equal", re.compile(r"\btorch\.equal\b")),
+    ("assert_close", re.compile(r"\btorch\.testing\.assert_close\b")),
+    ("fake_object", re.compile(r"\bclass\s+(?:_?Fake|_?Dummy|_?Stub)\w*")),
+    ("mock", re.compile(r"\b(?:MagicMock|AsyncMock|mock\.patch|patch\.object|Mock)\b\(?")),
+    ("shell_stub", re.compile(r"(?:cat\s*>\s*\"?\$?\{?\w*[^\s\"]*/\w+|chmod\s+\+x\s)")),
+    ("timeout_wait", re.compile(r"\.(?:wait|join|result)\(\s*timeout\s*=")),
+    ("pytest_raises", re.compile(r"\bpytest\.raises\(")),
+    ("hypothesis", re.compile(r"@given\(|\bfrom hypothesis\b")),
+    ("subprocess", re.compile(r"\bsubprocess\.(?:run|check_output|Popen)\(")),
+)
+
+_LABEL = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _label(technique: str, text: str, match: re.Match[str]) -> str:
+    if technique == "fake_object":
+        return match.group(0).split()[-1]
+    if technique == "shell_stub":
+        return "shell stub"
+    if technique == "timeout_wait":
+        return match.group(0).lstrip(".").rstrip("=").replace(" ", "") + "…"
+    token = _LABEL.search(match.group(0).lstrip("@.("))
+    return token.group(0) if token else match.group(0)
+
+
+def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueFact]:
+    """The first use of each notable technique in a test file's added lines."""
+    seen: set[str] = set()
+    found: list[TechniqueFact] = []
+    for line in parsed.added():
+        for technique, pattern in TECHNIQUES:
+            if technique in seen:
+                continue
+            match = pattern.search(line.text)
+            if match is None:
+                continue
+            seen.add(technique)
+            found.append(TechniqueFact(
+                id=f"q{first_id + len(found)}",
+                provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
+                technique=technique, label=_label(technique, line.text, match),
+                path=parsed.path, line=line.new_no))
+    return found

@@ -1,0 +1,130 @@
+"""Core commands: demo, import, export, schema, digest, explain."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from ..digest import DigestOptions, build_digest, explain
+from ..errors import ImportLineError
+from ..records import record_json_schema
+from ..render import render
+from ..render.explain import explain_text
+from ..sources.jsonl import read_records, write_records
+from ..store import Store, UpsertResult
+from ..window import day_window
+from ..write.template import TemplateWriter
+from . import cli, db_option, digest_options, emit, make_window, opened, progress_bar, window_options
+
+SAMPLE_FILE = "vllm-sample.jsonl"
+SAMPLE_REPO = "vllm-project/vllm"
+SAMPLE_DATE = "2026-06-10"
+
+
+@cli.command()
+@click.option("--date", "day", default=SAMPLE_DATE, show_default=True, help="Sample day to digest.")
+@digest_options
+def demo(day: str, top: int, fmt: str, lang: str, out: Path | None, preset_path: Path | None) -> None:
+    """Digest the bundled sample records (no token, no network)."""
+    with tempfile.TemporaryDirectory(prefix="prdigest-demo-") as tmp:
+        with opened(Path(tmp) / "demo.sqlite3") as store:
+            sample = resources.files("prdigest.samples").joinpath(SAMPLE_FILE)
+            with resources.as_file(sample) as path:
+                _import_file(store, path)
+            options = DigestOptions(repo=SAMPLE_REPO, window=day_window(day), top=top,
+                                    lang=lang, preset_path=preset_path)  # type: ignore[arg-type]
+            digest = build_digest(store, options, TemplateWriter())
+            emit(render(digest, fmt), out)
+
+
+def _import_file(store: Store, path: Path) -> tuple[UpsertResult, list[ImportLineError]]:
+    """Store the good records of a JSONL file in batches; collect the bad lines."""
+    result, errors, batch = UpsertResult(), [], []
+    for item in read_records(path):
+        if isinstance(item, ImportLineError):
+            errors.append(item)
+            continue
+        batch.append(item)
+        if len(batch) >= 200:
+            result += store.upsert_prs(batch)
+            batch = []
+    result += store.upsert_prs(batch)
+    return result, errors
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@db_option
+def import_(file: Path, db: Path | None) -> None:
+    """Import PR records from a prdigest.pr/v1 JSONL file (bad lines are reported, not fatal)."""
+    with opened(db) as store:
+        result, errors = _import_file(store, file)
+    for error in errors:
+        click.echo(f"Error: {error}", err=True)
+    click.echo(f"imported {file}: {result.new} new, {result.updated} updated, "
+               f"{result.unchanged} unchanged, {len(errors)} bad line(s)")
+    if errors:
+        sys.exit(errors[0].exit_code)
+
+
+@cli.command()
+@click.option("--repo", help="Only this repository.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Output file.")
+@db_option
+def export(repo: str | None, out: Path | None, db: Path | None) -> None:
+    """Export stored PR records as prdigest.pr/v1 JSONL."""
+    with opened(db) as store:
+        if out is None:
+            count = write_records(store.iter_prs(repo), sys.stdout)
+        else:
+            with out.open("w", encoding="utf-8") as handle:
+                count = write_records(store.iter_prs(repo), handle)
+    click.echo(f"exported {count} record(s)", err=True)
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the PR record format prdigest.pr/v1."""
+    click.echo(json.dumps(record_json_schema(), ensure_ascii=False, indent=2))
+
+
+@cli.command()
+@window_options
+@digest_options
+@db_option
+def digest(repo: str, day: str | None, since: str | None, until: str | None, tz: str, top: int,
+           fmt: str, lang: str, out: Path | None, preset_path: Path | None, db: Path | None) -> None:
+    """Digest the stored PRs merged in a window."""
+    window = make_window(day, since, until, tz)
+    options = DigestOptions(repo=repo, window=window, top=top, lang=lang,  # type: ignore[arg-type]
+                            preset_path=preset_path)
+    with opened(db) as store, progress_bar("digest") as progress:
+        result = build_digest(store, options, TemplateWriter(), progress)
+    emit(render(result, fmt), out)
+
+
+@cli.command("explain")
+@click.argument("ref", metavar="OWNER/NAME#N")
+@click.option("--format", "fmt", default="text", type=click.Choice(["text", "json"]), show_default=True)
+@click.option("--preset", "preset_path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@db_option
+def explain_(ref: str, fmt: str, preset_path: Path | None, db: Path | None) -> None:
+    """Show the dossier, level and reasons of one stored PR."""
+    repo, _, number = ref.partition("#")
+    if not repo or not number.isdigit():
+        raise click.UsageError(f"expected OWNER/NAME#N, got {ref!r}")
+    with opened(db) as store:
+        analyzed = explain(store, repo, int(number), preset_path)
+    if fmt == "json":
+        payload = {"dossier": analyzed.dossier.model_dump(mode="json"),
+                   "assessment": analyzed.assessment.model_dump(mode="json")}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        click.echo(explain_text(analyzed.dossier, analyzed.assessment))
+
+

@@ -1,0 +1,4 @@
+"""Sources of PR records: each yields ``records.PullRequest`` (DESIGN §2).
+
+* :mod:`.jsonl` reads and writes the ``prdigest.pr/v1`` interchange format.
+"""

@@ -1,0 +1,63 @@
+"""JSON Lines import and export of ``prdigest.pr/v1`` records.
+
+A bad line never stops an import: :func:`read_records` yields each good record and an
+:class:`~prdigest.errors.ImportLineError` (line number and reason) for each bad one, in file
+order, so the caller can store the good ones and report the bad ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from ..errors import ImportLineError, InputError, RecordError
+from ..records import PullRequest, parse_record
+
+
+def parse_lines(
+    lines: Iterable[str | bytes], *, name: str
+) -> Iterator[PullRequest | ImportLineError]:
+    """Parse JSONL lines; blank lines are skipped, each bad line becomes an error."""
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield ImportLineError(f"not UTF-8 text at byte {exc.start}", path=name, line=number)
+                continue
+        else:
+            line = raw
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            reason = f"not valid JSON ({exc.msg} at column {exc.colno})"
+            yield ImportLineError(reason, path=name, line=number)
+            continue
+        try:
+            yield parse_record(data)
+        except RecordError as exc:
+            yield ImportLineError(str(exc), path=name, line=number)
+
+
+def read_records(path: Path) -> Iterator[PullRequest | ImportLineError]:
+    """Stream records from a JSONL file, one line at a time (memory stays flat)."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    with handle:
+        yield from parse_lines(handle, name=str(path))
+
+
+def write_records(records: Iterable[PullRequest], out: IO[str]) -> int:
+    """Write records as JSONL (one compact line each); returns how many were written."""
+    count = 0
+    for record in records:
+        out.write(json.dumps(record.to_json_dict(), ensure_ascii=False, separators=(",", ":")))
+        out.write("\n")
+        count += 1
+    return count

@@ -1,0 +1,1 @@
+"""Alembic migrations of the store; run by :func:`prdigest.store.open_store`."""

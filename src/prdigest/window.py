@@ -1,0 +1,49 @@
+"""Time windows of a digest: a local calendar day, or an explicit [since, until) range.
+
+A day is taken in the reader's time zone (default ``Asia/Shanghai``, where the first users
+read): ``--date 2026-06-10`` means local midnight to the next local midnight. Timestamps given
+without an offset are read in that time zone too.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from .errors import ConfigError
+from .models import Window
+
+DEFAULT_TZ = "Asia/Shanghai"
+
+
+def zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"unknown time zone {name!r}", key="--tz") from exc
+
+
+def day_window(day: str, tz: str = DEFAULT_TZ) -> Window:
+    try:
+        parsed = date.fromisoformat(day)
+    except ValueError as exc:
+        raise ConfigError(f"expected a date like 2026-06-10, got {day!r}", key="--date") from exc
+    start = datetime.combine(parsed, time(0), tzinfo=zone(tz))
+    return Window(since=start, until=start + timedelta(days=1), tz=tz, label=parsed.isoformat())
+
+
+def _moment(value: str, tz: str, key: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ConfigError(f"expected an ISO-8601 time, got {value!r}", key=key) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=zone(tz))
+
+
+def range_window(since: str, until: str, tz: str = DEFAULT_TZ) -> Window:
+    start, end = _moment(since, tz, "--since"), _moment(until, tz, "--until")
+    if end <= start:
+        raise ConfigError("must be later than --since", key="--until")
+    local = zone(tz)
+    label = f"{start.astimezone(local):%Y-%m-%d %H:%M}..{end.astimezone(local):%Y-%m-%d %H:%M}"
+    return Window(since=start, until=end, tz=tz, label=label)

@@ -1,0 +1,632 @@
+"""The template writer: a deterministic entry built only from dossier facts (DESIGN §1).
+
+A paragraph follows the order of DESIGN §1 — verdict and audience, two to four focus points
+anchored on real code names, evidence from the discussion, follow-ups — and is assembled from
+the phrasebook (``phrases.toml``). Variants are picked by a stable hash of the PR number, so a
+re-run prints the same text while neighbouring entries do not all read alike. Nothing is
+invented: every backticked name and every @login comes from a fact of the dossier.
+
+Titles: a template cannot translate an English PR title, so the Chinese title is the Chinese
+verb of the change (from the title's own leading verb when the phrasebook knows it, else from
+the kind), then the rest of the title in English, then the claimed figure if the body states
+one. A ``Component:`` prefix stays in front.
+
+Length: a paragraph aims at ≤ 460 characters (the examples run 180–560); when the pieces run
+long, lower-priority detail goes first: extra discussion, the third follow-up, the fourth
+focus point, the shape remark.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..analyze.discussion import is_merge_headline
+from ..models import (
+    Assessment,
+    CodeRef,
+    CommitFact,
+    Dossier,
+    Entry,
+    FileFact,
+    Kind,
+    Level,
+    Role,
+    SignalFact,
+    SignalKind,
+    SymbolFact,
+    ThreadFact,
+)
+from . import Lang
+
+TEMPLATE_VERSION = "template/1"
+MAX_PARAGRAPH = 460
+TITLE_SUBJECT_LIMIT = 64
+GENERIC_NAMES = frozenset({"__init__", "__call__", "__post_init__", "__enter__", "__exit__",
+                           "__repr__", "forward", "run", "main", "apply", "setUp", "new", "build"})
+FOLLOWUP_ORDER = (
+    SignalKind.STALE_BODY,
+    SignalKind.EMPTY_TEST_RESULT,
+    SignalKind.TESTS_DELETED,
+    SignalKind.NO_TESTS,
+    SignalKind.TODO,
+    SignalKind.FOLLOWUP_PROMISED,
+    SignalKind.SKIP_ADDED,
+    SignalKind.FAILED_CHECKS,
+    SignalKind.MAGIC_NUMBER,
+    SignalKind.SILENT_CLAMP,
+    SignalKind.SWALLOWED_EXCEPTION,
+    SignalKind.HUGE_DIFF,
+    SignalKind.BROKEN_PATCH,
+)
+_INFORMATIVE_COMMIT = re.compile(r"\b(?:fix|revert|drop|remove|regression|address|rework|switch|"
+                                 r"instead|replace|restore|guard|handle)\w*\b", re.I)
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff"
+_SPACE_BEFORE = re.compile(rf"([{_CJK}])([A-Za-z0-9`@#+\-−(\[])")
+_SPACE_AFTER = re.compile(rf"([A-Za-z0-9`%)\]])([{_CJK}])")
+
+
+@functools.cache
+def phrasebook() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("phrases.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def code(name: str) -> str:
+    return f"`{name}`"
+
+
+def space_cjk(text: str) -> str:
+    """A space between Chinese and Latin text or code, as the example digests are typeset."""
+    return _SPACE_AFTER.sub(r"\1 \2", _SPACE_BEFORE.sub(r"\1 \2", text))
+
+
+def _stable(seed: int, slot: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{seed}:{slot}".encode()).digest()[:4], "big")
+
+
+@dataclass
+class _Cited:
+    """The code names and fact ids one paragraph uses."""
+
+    refs: dict[str, CodeRef] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)
+
+    def fact(self, fact_id: str) -> None:
+        if fact_id not in self.ids:
+            self.ids.append(fact_id)
+
+    def name(self, name: str, path: str = "", line: int | None = None) -> str:
+        """``name`` in backticks, remembered with its location for permalinks."""
+        self.refs.setdefault(name, CodeRef(name=name, path=path, line=line))
+        return code(name)
+
+
+class _Phrases:
+    """Phrase lookup for one language and one PR (the PR number seeds the variant choice)."""
+
+    def __init__(self, lang: Lang, seed: int) -> None:
+        self.book = phrasebook()[lang]
+        self.lang = lang
+        self.seed = seed
+
+    def get(self, section: str, key: str, **values: object) -> str:
+        value = self.book[section][key]
+        if isinstance(value, list):
+            value = value[_stable(self.seed, f"{section}.{key}") % len(value)]
+        return str(value).format(**values) if values else str(value)
+
+    def has(self, section: str, key: str) -> bool:
+        return key in self.book.get(section, {})
+
+    def raw(self, section: str, key: str) -> Any:
+        return self.book[section][key]
+
+    def join(self, items: Sequence[str]) -> str:
+        """``a、b 与 c`` / ``a, b and c``."""
+        if len(items) <= 1:
+            return "".join(items)
+        symbol = self.book["symbol"]
+        return symbol["list_sep"].join(items[:-1]) + symbol["and"] + items[-1]
+
+    def listing(self, items: Sequence[str]) -> str:
+        """``a、b`` / ``a, b`` (no final "and")."""
+        return self.book["symbol"]["list_sep"].join(items)
+
+    @property
+    def stop(self) -> str:
+        return "。" if self.lang == "zh" else "."
+
+    def who(self, login: str | None) -> str:
+        return f"@{login}" if login else "?"
+
+
+# -- titles -------------------------------------------------------------------------------
+
+_COMPONENT = re.compile(r"^(?P<component>[A-Za-z][\w./+ -]{0,28}?):\s+(?P<rest>\S.*)$")
+_LEAD_WORD = re.compile(r"^(?P<word>[A-Za-z]+)\b\s*")
+
+
+def title_for(dossier: Dossier, lang: Lang) -> str:
+    """Chinese (or English) verb of the change, the subject, and the claimed figure if any."""
+    p = _Phrases(lang, dossier.number)
+    subject = dossier.subject.strip().rstrip(".")
+    if dossier.kind is Kind.REVERT and dossier.reverts:
+        inner = re.sub(r'^revert\s*"?|"\s*$', "", subject, flags=re.I).strip()
+        inner = re.sub(r"^\s*(?:\[[^\]]{1,40}\]\s*)+", "", inner)
+        inner = re.sub(r"\s*\(#\d+\)\s*\"?$", "", inner)
+        title = f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {_clip_words(inner, TITLE_SUBJECT_LIMIT)}"
+        return space_cjk(title) if lang == "zh" else title
+    component = ""
+    match = _COMPONENT.match(subject)
+    if match and " " not in match["component"].strip():
+        component, subject = match["component"], match["rest"]
+    verb, rest = _verb_and_rest(subject, dossier.kind, p)
+    joiner = "" if verb.endswith(("：", ":")) and lang == "zh" else " "
+    title = f"{verb}{joiner}{_clip_words(rest, TITLE_SUBJECT_LIMIT)}"
+    if component:
+        title = f"{component}{'：' if lang == 'zh' else ': '}{title}"
+    title += _title_figure(dossier, lang)
+    return space_cjk(title) if lang == "zh" else title
+
+
+def _verb_and_rest(subject: str, kind: Kind, p: _Phrases) -> tuple[str, str]:
+    match = _LEAD_WORD.match(subject)
+    if p.lang == "zh" and match:
+        verb = p.book["lead_verb"].get(match["word"].lower())
+        rest = subject[match.end():].strip()
+        if verb and rest:
+            return verb, rest
+    return p.get("kind_verb", kind.value), subject
+
+
+def _clip_words(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:-") + "…"
+
+
+def _title_figure(dossier: Dossier, lang: Lang) -> str:
+    if not dossier.claims or dossier.kind not in (Kind.PERF, Kind.FEATURE, Kind.FIX, Kind.REFACTOR):
+        return ""
+    claim = dossier.claims[0]
+    metric = claim.metric or ""
+    if metric.lower().startswith(("improve", "reduction", "regression", "overhead")):
+        metric = ""
+    sep = "，" if lang == "zh" else ", "
+    return f"{sep}{metric} {claim.figure}".replace(f"{sep} ", sep)
+
+
+# -- verdict and shape --------------------------------------------------------------------
+
+
+def _display_names(files: Sequence[FileFact]) -> dict[str, str]:
+    """Basename of each file, or its path where two changed files share a basename."""
+    counts: dict[str, int] = {}
+    for f in files:
+        base = PurePosixPath(f.path).name
+        counts[base] = counts.get(base, 0) + 1
+    return {f.path: (PurePosixPath(f.path).name if counts[PurePosixPath(f.path).name] == 1 else f.path)
+            for f in files}
+
+
+def _file_name(path: str, names: dict[str, str], cited: _Cited) -> str:
+    return cited.name(names.get(path, PurePosixPath(path).name), path)
+
+
+def _verdict(d: Dossier, a: Assessment, p: _Phrases) -> str:
+    rule = next((r.detail for r in a.reasons if r.code == "level"), "")
+    audience = a.audience if p.lang == "zh" else a.audience_en
+    area = a.area if p.lang == "zh" else a.area_en
+    if a.level is Level.MUST_READ:
+        key = "must_read_audience" if audience else "must_read"
+    elif a.level is Level.WORTH_READING:
+        key = "worth_reading_audience" if audience else "worth_reading"
+    else:
+        key = a.level.value
+    why_key = rule if p.has("why", rule) else ("score" if rule.startswith("score") else "tiny")
+    why = p.get("why", why_key, lines=d.additions + d.deletions)
+    return p.get("verdict", key, audience=audience or "", area=area or "", why=why)
+
+
+def _shape(d: Dossier, p: _Phrases) -> str:
+    if d.coverage.diff.value == "none":
+        return p.get("shape", "metadata")
+    source = sum(f.additions + f.deletions for f in d.files if f.role is Role.SOURCE)
+    tests = sum(f.additions + f.deletions for f in d.files if f.role is Role.TEST)
+    if source and tests >= 3 * source and source <= 30:
+        return p.get("shape", "tests_heavy", source=source, tests=tests)
+    if d.coverage.diff.value == "partial":
+        return p.get("shape", "partial", note=d.coverage.note)
+    if d.additions + d.deletions >= 800 and len(d.files) >= 8:
+        return p.get("shape", "large", additions=d.additions, deletions=d.deletions, files=len(d.files))
+    return ""
+
+
+# -- focus points ---------------------------------------------------------------------------
+
+
+def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
+    """Source symbols worth naming, grouped by file, the most-changed files first (≤ 2 files)."""
+    by_file: dict[str, list[SymbolFact]] = {}
+    for s in d.symbols:
+        if s.in_test or s.kind == "step" or not s.lines_changed:
+            continue
+        if s.name in GENERIC_NAMES and not s.parent:
+            continue
+        by_file.setdefault(s.path, []).append(s)
+    groups = sorted(by_file.values(), key=lambda g: -sum(s.lines_changed for s in g))
+    picked = []
+    for group in groups[:2]:
+        ranked = sorted(group, key=lambda s: (s.name in GENERIC_NAMES, -s.lines_changed, s.line or 0))
+        picked.append(sorted(ranked[:3], key=lambda s: s.line or 0))
+    return picked
+
+
+def _symbol_name(s: SymbolFact, p: _Phrases, cited: _Cited) -> str:
+    line = s.line if s.change != "removed" else None
+    name = cited.name(s.name, s.path, line)
+    if s.name in GENERIC_NAMES and s.parent:
+        return p.get("symbol", "of", parent=cited.name(s.parent, s.path, None), name=name)
+    return name
+
+
+def _symbol_point(group: list[SymbolFact], d: Dossier, p: _Phrases, cited: _Cited,
+                  names: dict[str, str], purpose: bool) -> str:
+    by_change: dict[str, list[str]] = {}
+    for s in group:
+        cited.fact(s.id)
+        by_change.setdefault(s.change, []).append(_symbol_name(s, p, cited))
+    parts = [p.get("symbol", change, name=p.join(items)) for change, items in by_change.items()]
+    text = p.get("symbol", "in_file", file=_file_name(group[0].path, names, cited),
+                 names=p.raw("symbol", "change_sep").join(parts))
+    if purpose:
+        text += ("，" if p.lang == "zh" else ": ") + p.get("symbol_purpose", d.kind.value)
+    return text
+
+
+def _file_point(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> str | None:
+    candidates = [f for f in d.files if f.role is not Role.TEST and not f.generated] or list(d.files)
+    if not candidates:
+        return None
+    top = max(candidates, key=lambda f: f.additions + f.deletions)
+    cited.fact(top.id)
+    return p.get("symbol", "file_only", file=_file_name(top.path, names, cited),
+                 additions=top.additions, deletions=top.deletions)
+
+
+def _signal_point(d: Dossier, kind: SignalKind, key: str, p: _Phrases, cited: _Cited) -> str | None:
+    found = [s for s in d.signals if s.kind is kind][:2]
+    if not found:
+        return None
+    for s in found:
+        cited.fact(s.id)
+    return p.get("point", key, names=p.listing([cited.name(s.detail, s.path or "", s.line) for s in found]))
+
+
+def _test_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
+    if not d.tests and not d.techniques:
+        return None
+    tests = list(d.tests[:2])
+    for t in tests:
+        cited.fact(t.id)
+    names = p.join([cited.name(t.name, t.path, t.line) for t in tests])
+    if not names:
+        names = cited.name(PurePosixPath(d.techniques[0].path).name, d.techniques[0].path)
+    techniques = []
+    for q in d.techniques[:3]:
+        cited.fact(q.id)
+        label = cited.name(q.label, q.path, q.line) if q.technique not in (
+            "shell_stub", "hypothesis", "subprocess") else ""
+        techniques.append(p.get("technique", q.technique, label=label))
+    how = (p.get("point", "tests_how", techniques=p.raw("point", "technique_sep").join(techniques))
+           if techniques else p.get("point", "tests_plain"))
+    return p.get("point", "tests", names=names, how=how)
+
+
+def _claim_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
+    if not d.claims:
+        return None
+    claim = d.claims[0]
+    cited.fact(claim.id)
+    metric = claim.metric or ""
+    if metric.lower().startswith(("improve", "reduction")):
+        return p.get("point", "claim_no_metric", figure=claim.figure)
+    return p.get("point", "claim", metric=metric, figure=claim.figure)
+
+
+def _context_points(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
+    points = []
+    if d.reverts:
+        points.append(p.get("point", "revert", number=d.reverts))
+    if d.series:
+        points.append(p.get("point", "series", index=d.series.index, total=d.series.total))
+    renamed = [f for f in d.files if f.status == "renamed" and f.previous_path]
+    if renamed and d.kind is Kind.REFACTOR:
+        f = renamed[0]
+        cited.fact(f.id)
+        points.append(p.get("point", "rename", old=cited.name(f.previous_path or ""),
+                            new=cited.name(f.path, f.path)))
+    steps = [s for s in d.symbols if s.kind == "step"][:2]
+    if steps:
+        for s in steps:
+            cited.fact(s.id)
+        points.append(p.get("point", "step", names=p.listing([cited.name(s.name, s.path, s.line)
+                                                               for s in steps])))
+    return points
+
+
+def _focus_points(d: Dossier, a: Assessment, p: _Phrases, cited: _Cited) -> list[str]:
+    names = _display_names(d.files)
+    points = _context_points(d, p, cited)
+    groups = _main_symbols(d)
+    for index, group in enumerate(groups):
+        points.append(_symbol_point(group, d, p, cited, names, purpose=index == 0))
+    if not groups:
+        file_point = _file_point(d, p, cited, names)
+        if file_point:
+            points.append(file_point)
+    for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):
+        found = _signal_point(d, kind, key, p, cited)
+        if found:
+            points.append(found)
+    if d.kind is Kind.PERF or (a.level is Level.MUST_READ and d.kind is not Kind.FIX):
+        claim = _claim_point(d, p, cited)
+        if claim:
+            points.append(claim)
+    test = _test_point(d, p, cited)
+    if test:
+        points.append(test)
+    limit = 4 if a.level in (Level.MUST_READ, Level.WORTH_READING) else 1
+    return points[:limit]
+
+
+def _render_focus(points: list[str], p: _Phrases) -> str:
+    if not points:
+        return ""
+    if len(points) == 1:
+        return p.get("focus", "lead_one") + points[0] + p.stop
+    lead = p.get("focus", "lead", count=p.raw("focus", "count")[len(points)])
+    style = p.get("focus", "numbering", n="{n}", cn="{cn}")
+    numbered = [style.format(n=i, cn=p.raw("focus", "cn")[i]) + text
+                for i, text in enumerate(points, start=1)]
+    return lead + p.raw("focus", "separator").join(numbered) + p.stop
+
+
+# -- discussion -----------------------------------------------------------------------------
+
+
+def _where(thread: ThreadFact, names: dict[str, str], cited: _Cited) -> str:
+    if not thread.path:
+        return "PR"
+    return cited.name(names.get(thread.path, PurePosixPath(thread.path).name), thread.path, thread.line)
+
+
+def _telling_commit(commits: Sequence[CommitFact]) -> CommitFact | None:
+    """The after-review commit whose headline says most about what review changed."""
+    after = [c for c in commits if c.after_review and not is_merge_headline(c.headline)]
+    telling = [c for c in after if _INFORMATIVE_COMMIT.search(c.headline)]
+    return (telling or after or [None])[-1]
+
+
+def _review_parts(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
+    parts = []
+    requested = [r for r in d.reviewers if "CHANGES_REQUESTED" in r.states and not r.is_bot]
+    if requested:
+        for r in requested:
+            cited.fact(r.id)
+        parts.append(p.get("discussion", "changes_requested",
+                           who=p.listing([p.who(r.login) for r in requested[:2]])))
+    after = [c for c in d.commits if c.after_review]
+    commit = _telling_commit(d.commits)
+    if commit and any(not r.is_bot for r in d.reviewers):
+        cited.fact(commit.id)
+        if len(commit.headline) <= 80:
+            parts.append(p.get("discussion", "commits_after", count=len(after),
+                               sha=cited.name(commit.sha[:7]), headline=commit.headline))
+        else:
+            parts.append(p.get("discussion", "commits_after_short", count=len(after)))
+    return parts
+
+
+def _thread_parts(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> list[str]:
+    parts = []
+    people = [t for t in d.threads if not t.started_by_bot and t.started_by != d.author]
+    open_people = [t for t in people if not (t.is_resolved or t.is_outdated)]
+    if len(people) >= 2:
+        for t in people:
+            cited.fact(t.id)
+        who = p.listing(list(dict.fromkeys(p.who(t.started_by) for t in people))[:3])
+        paths = list(dict.fromkeys(t.path for t in people if t.path))[:2]
+        where = p.listing([_file_name(x, names, cited) for x in paths]) or "PR"
+        parts.append(p.get("discussion", "threads_summary", who=who, count=len(people), where=where))
+        if open_people:
+            t = open_people[0]
+            parts.append(p.get("discussion", "threads_open", who=p.who(t.started_by),
+                               where=_where(t, names, cited)) + _thread_names(t, p, cited))
+    elif people:
+        t = people[0]
+        cited.fact(t.id)
+        state = ("state_open" if t in open_people else
+                 "state_resolved" if t.is_resolved else "state_outdated")
+        parts.append(p.get("discussion", "thread_person", who=p.who(t.started_by),
+                           where=_where(t, names, cited), state=p.get("discussion", state))
+                     + _thread_names(t, p, cited))
+    open_bot = [t for t in d.threads if t.started_by_bot and not t.is_resolved and not t.is_outdated]
+    if open_bot:
+        for t in open_bot:
+            cited.fact(t.id)
+        where = p.listing(list(dict.fromkeys(_where(t, names, cited) for t in open_bot[:2])))
+        bots = p.listing(list(dict.fromkeys(p.who(t.started_by) for t in open_bot)))
+        parts.append(p.get("discussion", "unresolved", where=where, who=bots, count=len(open_bot)))
+    return parts
+
+
+def _thread_names(t: ThreadFact, p: _Phrases, cited: _Cited) -> str:
+    mentioned = [n for n in t.code_names if re.fullmatch(r"[A-Za-z_][\w.:/()\-]{1,60}", n)][:2]
+    if not mentioned:
+        return ""
+    return p.get("discussion", "thread_names",
+                 names=p.listing([cited.name(n, t.path or "") for n in mentioned]))
+
+
+def _discussion_parts(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
+    if not d.coverage.discussion:
+        return [p.get("discussion", "unknown")]
+    names = _display_names(d.files)
+    parts = _review_parts(d, p, cited) + _thread_parts(d, p, cited, names)
+    if not parts:
+        bots = [m for m in d.remarks if m.is_bot]
+        if bots:
+            cited.fact(bots[0].id)
+            parts.append(p.get("discussion", "bot_remark", who=p.who(bots[0].author),
+                               excerpt=_short(bots[0].excerpt, 60)))
+    if not parts:
+        approvers = [r.login for r in d.reviewers if r.last_state == "APPROVED" and not r.is_bot][:2]
+        if approvers:
+            parts.append(p.get("discussion", "approved", who=p.listing([p.who(x) for x in approvers])))
+    return parts
+
+
+def _render_discussion(parts: list[str], p: _Phrases) -> str:
+    if not parts:
+        return ""
+    text = p.raw("discussion", "sep").join(parts)
+    lead = p.get("discussion", "lead")
+    if p.lang == "en" and not lead:
+        text = text[0].upper() + text[1:]
+    return lead + text + p.stop
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# -- follow-ups -----------------------------------------------------------------------------
+
+
+def _followup_items(d: Dossier, p: _Phrases, cited: _Cited, limit: int) -> list[str]:
+    items: list[str] = []
+    names = _display_names(d.files)
+    kinds = {s.kind for s in d.signals}
+    for kind in FOLLOWUP_ORDER:
+        found = [s for s in d.signals if s.kind is kind]
+        if not found or (kind is SignalKind.NO_TESTS and SignalKind.TESTS_DELETED in kinds):
+            continue
+        items.append(_followup_text(kind, found, d, p, cited, names))
+        if len(items) >= limit:
+            break
+    return items
+
+
+def _render_followups(items: list[str], p: _Phrases) -> str:
+    if not items:
+        return ""
+    return p.get("followup", "lead") + p.raw("followup", "sep").join(items) + p.stop
+
+
+def _followup_text(kind: SignalKind, found: list[SignalFact], d: Dossier, p: _Phrases,
+                   cited: _Cited, names: dict[str, str]) -> str:
+    first = found[0]
+    cited.fact(first.id)
+    file_ref = _file_name(first.path, names, cited) if first.path else ""
+    if kind is SignalKind.NO_TESTS:
+        lines = sum(f.additions + f.deletions for f in d.files if f.role is Role.SOURCE)
+        return p.get("followup", "no_tests", lines=lines)
+    if kind is SignalKind.EMPTY_TEST_RESULT:
+        return p.get("followup", "empty_test_result")
+    if kind is SignalKind.TESTS_DELETED and first.provenance.kind == "commit":
+        return p.get("followup", "tests_dropped", sha=cited.name(first.provenance.ref),
+                     detail=first.detail)
+    if kind is SignalKind.FOLLOWUP_PROMISED:
+        return p.get("followup", "followup_promised", who=p.who(first.owner),
+                     detail=_short(first.detail, 90))
+    if kind in (SignalKind.FAILED_CHECKS, SignalKind.HUGE_DIFF, SignalKind.BROKEN_PATCH):
+        return p.get("followup", kind.value, detail=first.detail)
+    if kind is SignalKind.TODO:
+        marker = cited.name(first.detail.split(":")[0], first.path or "", first.line)
+        return p.get("followup", "todo", detail=marker, file=file_ref)
+    details = p.listing([cited.name(_short(s.detail, 60), s.path or "", s.line) for s in found[:2]])
+    return p.get("followup", kind.value, detail=details, file=file_ref)
+
+
+# -- assembly -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Draft:
+    """The pieces of a paragraph, in DESIGN §1 order, before they are joined."""
+
+    p: _Phrases
+    verdict: str
+    shape: str
+    points: list[str]
+    discussion: list[str]
+    followups: list[str]
+
+    def text(self) -> str:
+        pieces = [self.verdict, self.shape, _render_focus(self.points, self.p),
+                  _render_discussion(self.discussion, self.p), _render_followups(self.followups, self.p)]
+        joined = ("" if self.p.lang == "zh" else " ").join(x for x in pieces if x)
+        return space_cjk(joined) if self.p.lang == "zh" else joined
+
+    def shrink(self) -> bool:
+        """Drop the least important remaining detail; False when nothing more can go."""
+        if len(self.discussion) > 2:
+            self.discussion.pop()
+        elif len(self.followups) > 2:
+            self.followups.pop()
+        elif len(self.points) > 3:
+            self.points.pop()
+        elif self.shape:
+            self.shape = ""
+        elif len(self.points) > 2:
+            self.points.pop()
+        elif len(self.discussion) > 1:
+            self.discussion.pop()
+        else:
+            return False
+        return True
+
+
+def paragraph_for(d: Dossier, a: Assessment, lang: Lang) -> tuple[str, _Cited]:
+    """The paragraph and what it cites; detail is dropped, least important first, to fit."""
+    p = _Phrases(lang, d.number)
+    deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
+    cited = _Cited()
+    draft = _Draft(p, _verdict(d, a, p), _shape(d, p), _focus_points(d, a, p, cited),
+                   _discussion_parts(d, p, cited) if deep else [],
+                   _followup_items(d, p, cited, 3 if deep else 1))
+    while len(draft.text()) > MAX_PARAGRAPH and draft.shrink():
+        pass
+    text = draft.text()
+    # cite only what survived the trimming
+    kept = _Cited(refs={k: v for k, v in cited.refs.items() if code(k) in text}, ids=cited.ids)
+    return text, kept
+
+
+@dataclass(frozen=True)
+class TemplateWriter:
+    """Deterministic writer; the default (no network, no model)."""
+
+    @property
+    def key(self) -> str:
+        return TEMPLATE_VERSION
+
+    def write(self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool) -> Entry:
+        title = title_for(dossier, lang)
+        if not paragraph or assessment.level is Level.LIST_ONLY:
+            return Entry(repo=dossier.repo, number=dossier.number, lang=lang, title=title,
+                         paragraph=None, writer="template")
+        text, cited = paragraph_for(dossier, assessment, lang)
+        refs = tuple(r for r in cited.refs.values() if r.path)
+        return Entry(repo=dossier.repo, number=dossier.number, lang=lang, title=title,
+                     paragraph=text, writer="template", cites=tuple(cited.ids), code_refs=refs)
