@@ -255,7 +255,9 @@ class Store:
     def repos(self) -> list[str]:
         table = schema.pull_requests
         with self._engine.connect() as conn:
-            return list(conn.execute(select(table.c.repo).distinct().order_by(table.c.repo)).scalars())
+            return list(
+                conn.execute(select(table.c.repo).distinct().order_by(table.c.repo)).scalars()
+            )
 
     def pr_hash(self, repo: str, number: int) -> str:
         table = schema.pull_requests
@@ -273,7 +275,9 @@ class Store:
 
     # -- derived artefacts ----------------------------------------------------------------
 
-    def get_dossier(self, repo: str, number: int, pr_hash: str, analyzer: str, preset: str) -> Dossier | None:
+    def get_dossier(
+        self, repo: str, number: int, pr_hash: str, analyzer: str, preset: str
+    ) -> Dossier | None:
         row = self._get_artefact(
             schema.dossiers, repo, number, pr_hash=pr_hash, analyzer=analyzer, preset=preset
         )
@@ -302,12 +306,19 @@ class Store:
         )
         return None if row is None else Assessment.model_validate_json(row)
 
-    def put_assessment(self, assessment: Assessment, pr_hash: str, analyzer: str, preset: str) -> None:
+    def put_assessment(
+        self, assessment: Assessment, pr_hash: str, analyzer: str, preset: str
+    ) -> None:
         self._put_artefact(
             schema.assessments,
             assessment.repo,
             assessment.number,
-            {"pr_hash": pr_hash, "analyzer": analyzer, "preset": preset, "triage": assessment.triage_version},
+            {
+                "pr_hash": pr_hash,
+                "analyzer": analyzer,
+                "preset": preset,
+                "triage": assessment.triage_version,
+            },
             assessment.model_dump_json(),
         )
 
