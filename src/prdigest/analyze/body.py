@@ -16,7 +16,7 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HEADING = re.compile(r"^\s{0,3}(#{1,4})\s+(.+?)\s*#*\s*$")
 _BOLD_HEADING = re.compile(r"^\s*\*\*(.+?)\*\*:?\s*$")
 _CHECKLIST_START = re.compile(r"<details>|Essential Elements of an Effective PR", re.I)
-_PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-|\.\.\.|pending)\.?$", re.I)
+_PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-|\.\.\.|pending|[-*_]{3,})\.?$", re.I)
 
 SECTION_NAMES = {
     "purpose": ("purpose", "motivation", "summary", "description", "what", "why", "目的"),

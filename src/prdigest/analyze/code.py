@@ -465,6 +465,16 @@ def extract_tests(
     return found
 
 
+def _attributes_above(previous: list[str]) -> list[str]:
+    """The ``#[...]`` attribute lines directly above a definition."""
+    found = []
+    for text in reversed(previous):
+        if not text.strip().startswith("#["):
+            break
+        found.append(text)
+    return found
+
+
 def _test_name(
     text: str, previous: list[str], language: str | None, is_test_file: bool
 ) -> str | None:
@@ -473,7 +483,11 @@ def _test_name(
         return m["name"] if m and m["name"].startswith("test") else None
     if language == "rust":
         m = _RUST_DEF.match(text)
-        if m and m["kw"] == "fn" and any(_RUST_TEST_ATTR.match(p) for p in previous[-3:]):
+        if (
+            m
+            and m["kw"] == "fn"
+            and any(_RUST_TEST_ATTR.match(a) for a in _attributes_above(previous))
+        ):
             return m["name"]
         return None
     if language == "shell" and is_test_file:

@@ -38,12 +38,13 @@ _BOILERPLATE = re.compile(
     re.I | re.M,
 )
 _WHITESPACE = re.compile(r"\s+")
-_QUOTE_OR_CODE = re.compile(r"^>.*$|```.*?```", re.M | re.S)
+_QUOTE = re.compile(r"^>[^\n]*$", re.M)
+_CODE_BLOCK = re.compile(r"```.*?```", re.S)
 
 
 def excerpt(text: str, limit: int = 160) -> str:
     """One line of prose from a comment: quotes and code blocks dropped, whitespace folded."""
-    plain = _WHITESPACE.sub(" ", _QUOTE_OR_CODE.sub(" ", text or "")).strip()
+    plain = _WHITESPACE.sub(" ", _QUOTE.sub(" ", _CODE_BLOCK.sub(" ", text or ""))).strip()
     return plain if len(plain) <= limit else plain[: limit - 1].rstrip() + "…"
 
 

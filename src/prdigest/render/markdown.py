@@ -44,8 +44,11 @@ TEXT = {
 
 
 def escape(text: str, *, line_start: bool = True) -> str:
-    """Escape Markdown control characters and defuse mentions in untrusted text."""
-    escaped = _SPECIAL.sub(r"\\\1", one_line(text) if line_start else _squash(text))
+    """Escape Markdown control characters and defuse mentions in untrusted text.
+
+    Whitespace is folded but kept at the ends, so fragments between code spans join cleanly.
+    """
+    escaped = _SPECIAL.sub(r"\\\1", _squash(text))
     if line_start:  # a leading "- " or "1. " would start a list
         escaped = _LIST_NUMBER.sub(r"\1\\.", _LIST_DASH.sub(r"\1\\-", escaped))
     return defuse_mentions(escaped)

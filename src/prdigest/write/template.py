@@ -11,7 +11,8 @@ verb of the change (from the title's own leading verb when the phrasebook knows 
 the kind), then the rest of the title in English, then the claimed figure if the body states
 one. A ``Component:`` prefix stays in front.
 
-Length: a paragraph aims at ≤ 460 characters (the examples run 180–560); when the pieces run
+Length: a paragraph aims at ≤ 460 characters in Chinese (the examples run 180–560; English
+gets 800, its words run longer); when the pieces run
 long, lower-priority detail goes first: extra discussion, the third follow-up, the fourth
 focus point, the shape remark.
 """
@@ -48,7 +49,8 @@ from ..models import (
 from . import Lang
 
 TEMPLATE_VERSION = "template/1"
-MAX_PARAGRAPH = 460
+MAX_PARAGRAPH = {"zh": 460, "en": 800}  # English words run longer than Chinese characters
+HARD_MAX_PARAGRAPH = {"zh": 520, "en": 900}  # past this, discussion and follow-ups go too
 TITLE_SUBJECT_LIMIT = 80
 GENERIC_NAMES = frozenset(
     {
@@ -209,6 +211,8 @@ def title_for(dossier: Dossier, lang: Lang) -> str:
         subject = _clip_words(inner, TITLE_SUBJECT_LIMIT)
         title = f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {subject}"
         return space_cjk(title) if lang == "zh" else title
+    if lang == "en":  # the PR's own English title already says it best
+        return subject + _title_figure(dossier, lang)
     component = ""
     match = _COMPONENT.match(subject)
     if match and " " not in match["component"].strip():
@@ -635,7 +639,7 @@ def _suggestion_regression(d: Dossier, p: _Phrases, cited: _Cited) -> tuple[str,
             who=p.who(who),
             applied=cited.name(commit.sha[:7]),
             fix=cited.name(repair.sha[:7]),
-            headline=_short(repair.headline, 70),
+            headline=_quote(repair.headline, 70),
         )
         return text, {commit.id, repair.id}
     return None
@@ -667,7 +671,7 @@ def _commit_part(d: Dossier, p: _Phrases, cited: _Cited, avoid: set[str]) -> str
         "commits_after",
         count=count,
         sha=cited.name(commit.sha[:7]),
-        headline=commit.headline,
+        headline=_quote(commit.headline, 80),
     )
 
 
@@ -754,7 +758,7 @@ def _discussion_parts(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
                     "discussion",
                     "bot_remark",
                     who=p.who(bots[0].author),
-                    excerpt=_short(bots[0].excerpt, 60),
+                    excerpt=_quote(bots[0].excerpt, 60),
                 )
             )
     if not parts:
@@ -780,6 +784,18 @@ def _render_discussion(parts: list[str], p: _Phrases) -> str:
 
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_QUOTED_MENTION = re.compile(r"@(?=[A-Za-z_])")
+
+
+def _quote(text: str, limit: int) -> str:
+    """PR text quoted inside an entry: no code spans or @mentions of its own, clipped.
+
+    A clipped backtick span or an ``@decorator`` in a quote would read as a code name or a
+    person the entry claims, so both are neutralised.
+    """
+    return _short(_QUOTED_MENTION.sub("", text.replace("`", "'")), limit)
 
 
 # -- follow-ups -----------------------------------------------------------------------------
@@ -823,11 +839,14 @@ def _followup_text(
         return p.get("followup", "empty_test_result")
     if kind is SignalKind.TESTS_DELETED and first.provenance.kind == "commit":
         return p.get(
-            "followup", "tests_dropped", sha=cited.name(first.provenance.ref), detail=first.detail
+            "followup",
+            "tests_dropped",
+            sha=cited.name(first.provenance.ref),
+            detail=_quote(first.detail, 80),
         )
     if kind is SignalKind.FOLLOWUP_PROMISED:
         return p.get(
-            "followup", "followup_promised", who=p.who(first.owner), detail=_short(first.detail, 90)
+            "followup", "followup_promised", who=p.who(first.owner), detail=_quote(first.detail, 90)
         )
     if kind is SignalKind.FAILED_CHECKS:
         return p.get("followup", kind.value, detail=cited.name(first.detail.split(", ")[0]))
@@ -916,8 +935,10 @@ def paragraph_for(d: Dossier, a: Assessment, lang: Lang) -> tuple[str, _Cited]:
         _discussion_parts(d, p, cited) if deep else [],
         _followup_items(d, p, cited, 3 if deep else 1),
     )
-    while len(draft.text()) > MAX_PARAGRAPH and draft.shrink():
+    while len(draft.text()) > MAX_PARAGRAPH[lang] and draft.shrink():
         pass
+    while len(draft.text()) > HARD_MAX_PARAGRAPH[lang] and (draft.discussion or draft.followups):
+        (draft.discussion or draft.followups).pop()
     text = draft.text()
     # cite only what survived the trimming
     kept = _Cited(refs={k: v for k, v in cited.refs.items() if code(k) in text}, ids=cited.ids)
