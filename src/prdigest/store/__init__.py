@@ -117,10 +117,11 @@ def open_store(target: str | Path) -> Store:
 def _safe_url(url: str) -> str:
     """The URL without a password, for messages."""
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # an unparsable URL is shown only by its scheme
+    except ArgumentError:  # an unparsable URL is shown only by its scheme
         return url.split("://", 1)[0] + "://…"
 
 
