@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN, PR_DIR, REPO
 
 from prdigest.cli import main
 from prdigest.records import PullRequest
+
+from conftest import GOLDEN, PR_DIR, REPO
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN, REPO, file_patch, make_pr
 
 from prdigest.digest import DigestOptions, build_digest
 from prdigest.models import Digest
@@ -18,8 +17,10 @@ from prdigest.store import Store
 from prdigest.window import day_window
 from prdigest.write.template import TemplateWriter
 
+from conftest import GOLDEN, REPO, file_patch, make_pr
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from build_golden import CASES  # noqa: E402
+from build_golden import CASES
 
 
 def digest_of(store: Store, day: str, lang: str = "zh", top: int = 8) -> Digest:

@@ -9,8 +9,9 @@ Assumptions:
 * "Magic threshold": an UPPER_CASE constant assigned a bare number ≥ 2 in a source file, or a
   comparison against a literal of two or more digits. Ports, sizes in tests and version numbers
   are not flagged because only source-role files are scanned.
-* "Env var": a name read from the environment (``environ[…]``, ``getenv(…)``, ``envs.X``) or, where the preset gives
-  prefixes (``VLLM_``), any new token with that prefix that the removed lines did not have.
+* "Env var": a name read from the environment (``environ[…]``, ``getenv(…)``, ``envs.X``)
+  or, where the preset gives prefixes (``VLLM_``), any new token with that prefix that the
+  removed lines did not have.
 * "Source change without tests": no test file touched, and either a fix that changes source
   or at least 10 changed source lines of a kind other than docs/ci/deps/chore.
 * "Follow-up promised": a conversation remark that defers work ("follow-up", "separate PR",
