@@ -20,6 +20,7 @@ Assumptions:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -82,10 +83,14 @@ HUGE_FILE_LINES = 5000
 HUGE_PR_LINES = 20000
 
 
+MAX_PER_KIND = 20  # a generated file can hold thousands of TODOs; a reader needs the first few
+
+
 class _Collector:
     def __init__(self) -> None:
         self.items: list[SignalFact] = []
         self._seen: set[tuple[SignalKind, str]] = set()
+        self._per_kind: dict[SignalKind, int] = {}
 
     def add(
         self,
@@ -99,9 +104,10 @@ class _Collector:
         value: str | None = None,
     ) -> None:
         key = (kind, detail)
-        if key in self._seen:
+        if key in self._seen or self._per_kind.get(kind, 0) >= MAX_PER_KIND:
             return
         self._seen.add(key)
+        self._per_kind[kind] = self._per_kind.get(kind, 0) + 1
         where = provenance or Provenance(kind="file", ref=path or "pr", line=line)
         self.items.append(
             SignalFact(
@@ -215,12 +221,21 @@ def _clamp_expression(text: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=8)
+def _prefix_pattern(env_prefixes: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not env_prefixes:
+        return None
+    alternatives = "|".join(re.escape(p) for p in env_prefixes)
+    return re.compile(rf"\b(?:{alternatives})[A-Z0-9_]+\b")
+
+
 def _env_names(text: str, env_prefixes: Sequence[str]) -> Iterable[str]:
     for pattern in (_ENV_CALL, _ENV_ATTR, _SHELL_EXPORT):
         for match in pattern.finditer(text):
             yield match["name"]
-    for prefix in env_prefixes:
-        yield from re.findall(rf"\b{re.escape(prefix)}[A-Z0-9_]+\b", text)
+    prefixed = _prefix_pattern(tuple(env_prefixes))
+    if prefixed is not None:
+        yield from prefixed.findall(text)
 
 
 def detect(
