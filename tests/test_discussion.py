@@ -117,3 +117,17 @@ def test_issue_references(vllm_preset: Preset) -> None:
         (100, True, "issue"),
         (200, False, "body"),
     ]
+
+
+def test_coverage_levels(vllm_preset: Preset) -> None:
+    text = {"path": "vllm/a.py", "additions": 1, "deletions": 0, "patch": "@@ -0,0 +1,1 @@\n+a = 1"}
+    binary = {"path": "docs/a.png", "additions": 0, "deletions": 0, "binary": True, "patch": None}
+    too_large = {"path": "requirements/lock.txt", "additions": 9000, "deletions": 0, "patch": None}
+    full = analyze(make_pr(files=[text, binary]), vllm_preset).coverage
+    assert (full.diff.value, full.label) == ("full", "full")
+    partial = analyze(make_pr(files=[text, too_large]), vllm_preset).coverage
+    assert partial.diff.value == "partial" and "1 file(s) without patch" in partial.note
+    listed_short = analyze(make_pr(files=[text], changed_files=300), vllm_preset).coverage
+    assert listed_short.diff.value == "partial" and "1 of 300 files listed" in listed_short.note
+    metadata = analyze(make_pr(additions=5, deletions=1), vllm_preset)
+    assert metadata.coverage.label == "metadata" and metadata.additions == 5

@@ -38,14 +38,27 @@ SAMPLE_DATE = "2026-06-10"
 
 @cli.command()
 @click.option("--date", "day", default=SAMPLE_DATE, show_default=True, help="Sample day to digest.")
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Keep the sample store in this file (default: a temporary one).",
+)
 @digest_options
 def demo(
-    day: str, top: int, fmt: str, lang: str, out: Path | None, preset_path: Path | None
+    day: str,
+    db: Path | None,
+    top: int,
+    fmt: str,
+    lang: str,
+    out: Path | None,
+    preset_path: Path | None,
 ) -> None:
     """Digest the bundled sample records (no token, no network)."""
     with (
         tempfile.TemporaryDirectory(prefix="prdigest-demo-") as tmp,
-        opened(Path(tmp) / "demo.sqlite3") as store,
+        opened(db or Path(tmp) / "demo.sqlite3") as store,
     ):
         sample = resources.files("prdigest.samples").joinpath(SAMPLE_FILE)
         with resources.as_file(sample) as path:
@@ -57,8 +70,7 @@ def demo(
             lang=as_lang(lang),
             preset_path=preset_path,
         )
-        digest = build_digest(store, options, TemplateWriter())
-        emit(render(digest, fmt), out)
+        emit(render(build_digest(store, options, TemplateWriter()), fmt), out)
 
 
 def _import_file(store: Store, path: Path) -> tuple[UpsertResult, list[ImportLineError]]:
