@@ -260,16 +260,6 @@ class Store:
                 conn.execute(select(table.c.repo).distinct().order_by(table.c.repo)).scalars()
             )
 
-    def pr_hash(self, repo: str, number: int) -> str:
-        table = schema.pull_requests
-        with self._engine.connect() as conn:
-            value = conn.execute(
-                select(table.c.content_hash).where(table.c.repo == repo, table.c.number == number)
-            ).scalar()
-        if value is None:
-            raise NotFoundError(f"{repo}#{number} is not in the store")
-        return str(value)
-
     @staticmethod
     def _load(raw: str) -> PullRequest:
         return parse_record(json.loads(raw))
