@@ -262,7 +262,7 @@ class Store:
             rows = conn.execute(
                 select(table.c.number, table.c.updated_at).where(table.c.repo == repo)
             )
-            return dict(rows.tuples().all())
+            return {number: updated for number, updated in rows}
 
     def github_state(self) -> GitHubSyncState:
         """Checkpoints of the GitHub source (windows listed, per-PR fetch stage, ETags)."""

@@ -63,6 +63,8 @@ def split_diff(text: str) -> tuple[FileDiff, ...]:
     starts = [i for i, line in enumerate(lines) if line.startswith("diff --git ")]
     if lines and (not starts or starts[0] != 0):
         raise UpstreamError("malformed diff: text before the first 'diff --git' line")
+    if not starts:
+        return ()
     bounds = zip(starts, [*starts[1:], len(lines)], strict=True)
     return tuple(_parse_section(lines[start:end]) for start, end in bounds)
 

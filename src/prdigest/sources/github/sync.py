@@ -470,7 +470,8 @@ def _connection(raw: dict[str, Any], connection: Connection) -> dict[str, Any] |
     return value if isinstance(value, dict) else None
 
 
-def _next_cursor(connection: dict[str, Any] | None) -> tuple[bool, str | None]:
+def next_page(connection: dict[str, Any] | None) -> tuple[bool, str | None]:
+    """(has more, cursor to continue after) from a GraphQL connection's ``pageInfo``."""
     page = (connection or {}).get("pageInfo") or {}
     return bool(page.get("hasNextPage")), page.get("endCursor")
 
@@ -480,11 +481,11 @@ def open_pages(raw: dict[str, Any]) -> list[PageRequest]:
     number, node_id = int(raw["number"]), str(raw["id"])
     requests = []
     for connection in (*PR_CONNECTIONS, Connection.CONTEXTS):
-        more, cursor = _next_cursor(_connection(raw, connection))
+        more, cursor = next_page(_connection(raw, connection))
         if more:
             requests.append(PageRequest(number, node_id, connection, cursor))
     for thread in (_connection(raw, Connection.THREADS) or {}).get("nodes") or []:
-        more, cursor = _next_cursor(thread.get("comments"))
+        more, cursor = next_page(thread.get("comments"))
         if more:
             requests.append(
                 PageRequest(number, str(thread["id"]), Connection.THREAD_COMMENTS, cursor)
