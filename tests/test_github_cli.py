@@ -43,8 +43,9 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 def test_sync_prints_a_summary(fake, tmp_path, capsys):
-    code, out, err = run_cli(["sync", "--repo", REPO, *WINDOW, "--db", str(tmp_path / "d.db")],
-                             capsys)
+    code, out, err = run_cli(
+        ["sync", "--repo", REPO, *WINDOW, "--db", str(tmp_path / "d.db")], capsys
+    )
     assert code == 0 and out == ""
     assert err.startswith(f"synced {REPO}: 12 PRs listed, 12 stored, 0 unchanged (complete); ")
     assert f"; {len(fake.seen)} requests; rate limit left: core " in err
@@ -57,16 +58,16 @@ def test_run_syncs_then_writes_the_digest(fake, tmp_path, capsys):
     assert code == 0
     assert out.startswith(f"{REPO}\n\n")  # the text digest layout
     assert "12 PRs listed" in err
-    code, markdown, err = run_cli(["run", "--repo", REPO, *WINDOW, "--db", str(db),
-                                   "--format", "markdown"], capsys)
+    code, markdown, err = run_cli(
+        ["run", "--repo", REPO, *WINDOW, "--db", str(db), "--format", "markdown"], capsys
+    )
     assert code == 0 and "0 stored, 12 unchanged" in err and "#" in markdown
 
 
 def test_gh_token_is_accepted_too(fake, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("GITHUB_TOKEN")
     monkeypatch.setenv("GH_TOKEN", fake.token)
-    code, _, _ = run_cli(["sync", "--repo", REPO, *WINDOW, "--db", str(tmp_path / "d.db")],
-                         capsys)
+    code, _, _ = run_cli(["sync", "--repo", REPO, *WINDOW, "--db", str(tmp_path / "d.db")], capsys)
     assert code == 0
 
 
@@ -81,8 +82,9 @@ def test_gh_token_is_accepted_too(fake, tmp_path, capsys, monkeypatch):
         ("far-limit", 8, "Error: GitHub rate limit exhausted (resume after "),
     ],
 )
-def test_failures_give_one_clear_line_and_an_exit_code(fake, tmp_path, capsys, monkeypatch,
-                                                      setup, code, message):
+def test_failures_give_one_clear_line_and_an_exit_code(
+    fake, tmp_path, capsys, monkeypatch, setup, code, message
+):
     repo = REPO
     if setup == "no-token":
         monkeypatch.delenv("GITHUB_TOKEN")
@@ -96,8 +98,9 @@ def test_failures_give_one_clear_line_and_an_exit_code(fake, tmp_path, capsys, m
         repo = "not a repo"
     elif setup == "far-limit":
         fake.inject("graphql:list", "primary", reset_in=7200)
-    got, out, err = run_cli(["sync", "--repo", repo, *WINDOW, "--db", str(tmp_path / "d.db")],
-                            capsys)
+    got, out, err = run_cli(
+        ["sync", "--repo", repo, *WINDOW, "--db", str(tmp_path / "d.db")], capsys
+    )
     assert got == code
     assert out == ""
     assert err.splitlines() == [err.strip()]  # exactly one line
@@ -107,8 +110,10 @@ def test_failures_give_one_clear_line_and_an_exit_code(fake, tmp_path, capsys, m
 
 def test_a_stop_after_the_listing_prints_the_summary_then_the_error(fake, tmp_path, capsys):
     fake.inject("diff", "primary", reset_in=7200, skip=5)
-    code, _, err = run_cli(["sync", "--repo", REPO, *WINDOW, "--db", str(tmp_path / "d.db"),
-                            "--max-wait", "60"], capsys)
+    code, _, err = run_cli(
+        ["sync", "--repo", REPO, *WINDOW, "--db", str(tmp_path / "d.db"), "--max-wait", "60"],
+        capsys,
+    )
     summary, error = err.splitlines()
     assert code == 8
     assert summary.startswith(f"synced {REPO}: 12 PRs listed, 5 stored, 0 unchanged (incomplete)")
@@ -121,11 +126,18 @@ def test_killed_process_resumes_without_refetching(tmp_path, capsys):
     db = tmp_path / "kill.db"
     with FakeGitHub(records, clock=FakeClock(time.time())) as fake:
         fake.inject("diff", "slow", delay=0.15, times=999)
-        env = {**os.environ, "GITHUB_TOKEN": fake.token, "GITHUB_API_URL": fake.url,
-               "GITHUB_GRAPHQL_URL": fake.graphql_url}
+        env = {
+            **os.environ,
+            "GITHUB_TOKEN": fake.token,
+            "GITHUB_API_URL": fake.url,
+            "GITHUB_GRAPHQL_URL": fake.graphql_url,
+        }
         process = subprocess.Popen(
             [sys.executable, "-m", "prdigest", "sync", "--repo", REPO, *WINDOW, "--db", str(db)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             deadline = time.monotonic() + 60
             while _stored(db) < 12 and time.monotonic() < deadline and process.poll() is None:
@@ -138,8 +150,7 @@ def test_killed_process_resumes_without_refetching(tmp_path, capsys):
         assert 12 <= kept < 40, "the kill did not land mid-way"
         fake.clear_faults()
         before = len(fake.seen)
-        code, _, err = run_cli_env(["sync", "--repo", REPO, *WINDOW, "--db", str(db)], fake,
-                                   capsys)
+        code, _, err = run_cli_env(["sync", "--repo", REPO, *WINDOW, "--db", str(db)], fake, capsys)
         again = {n for s in fake.seen[before:] if s.category != "graphql:list" for n in s.numbers}
     assert code == 0 and f"{40 - kept} stored, {kept} unchanged (complete)" in err
     store = open_store(db)
@@ -151,8 +162,9 @@ def test_killed_process_resumes_without_refetching(tmp_path, capsys):
 
 def run_cli_env(args: list[str], fake: FakeGitHub, capsys: Any) -> tuple[int, str, str]:
     saved = {k: os.environ.get(k) for k in ("GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_GRAPHQL_URL")}
-    os.environ.update(GITHUB_TOKEN=fake.token, GITHUB_API_URL=fake.url,
-                      GITHUB_GRAPHQL_URL=fake.graphql_url)
+    os.environ.update(
+        GITHUB_TOKEN=fake.token, GITHUB_API_URL=fake.url, GITHUB_GRAPHQL_URL=fake.graphql_url
+    )
     try:
         return run_cli(args, capsys)
     finally:

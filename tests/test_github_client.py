@@ -9,7 +9,7 @@ import pytest
 
 from fakegithub import FakeGitHub, client_for, window_records
 from prdigest.errors import AuthError, ConfigError, RateLimitError, UpstreamError
-from prdigest.sources.github import Endpoints, GitHubClient, RetryPolicy, Token
+from prdigest.sources.github import Endpoints, GitHubClient, Token
 from prdigest.sources.github.client import DIFF_ACCEPT
 from prdigest.sources.github.limits import Kind
 from prdigest.sources.github.queries import LIST_QUERY
@@ -17,20 +17,33 @@ from prdigest.sources.github.queries import LIST_QUERY
 RECORDS = window_records(3)
 PR = RECORDS[0]["number"]
 DIFF = f"/repos/{RECORDS[0]['repo']}/pulls/{PR}"
-LIST_VARS = {"owner": "vllm-project", "name": "vllm", "after": None,
-             "search": "repo:vllm-project/vllm is:pr is:merged merged:2026-06-10..2026-06-10"}
+LIST_VARS = {
+    "owner": "vllm-project",
+    "name": "vllm",
+    "after": None,
+    "search": "repo:vllm-project/vllm is:pr is:merged merged:2026-06-10..2026-06-10",
+}
 
 
 @pytest.mark.parametrize(
     ("api_url", "graphql_url", "expected"),
     [
         (None, None, ("https://api.github.com", "https://api.github.com/graphql")),
-        ("https://ghe.example.com/api/v3/", None,
-         ("https://ghe.example.com/api/v3", "https://ghe.example.com/api/graphql")),
-        ("https://api.acme.ghe.com", None,
-         ("https://api.acme.ghe.com", "https://api.acme.ghe.com/graphql")),
-        ("https://ghe.example.com/api/v3", "https://gql.example.com/graphql",
-         ("https://ghe.example.com/api/v3", "https://gql.example.com/graphql")),
+        (
+            "https://ghe.example.com/api/v3/",
+            None,
+            ("https://ghe.example.com/api/v3", "https://ghe.example.com/api/graphql"),
+        ),
+        (
+            "https://api.acme.ghe.com",
+            None,
+            ("https://api.acme.ghe.com", "https://api.acme.ghe.com/graphql"),
+        ),
+        (
+            "https://ghe.example.com/api/v3",
+            "https://gql.example.com/graphql",
+            ("https://ghe.example.com/api/v3", "https://gql.example.com/graphql"),
+        ),
     ],
 )
 def test_endpoints_follow_github_and_enterprise_layouts(api_url, graphql_url, expected):
@@ -130,9 +143,12 @@ def test_client_errors_are_not_retried(status, error, text):
 
 
 def test_wrong_token_is_an_auth_error_on_graphql():
-    with FakeGitHub(RECORDS) as fake, client_for(fake, token="nope") as client:
-        with pytest.raises(AuthError, match="401"):
-            client.graphql(LIST_QUERY, LIST_VARS)
+    with (
+        FakeGitHub(RECORDS) as fake,
+        client_for(fake, token="nope") as client,
+        pytest.raises(AuthError, match="401"),
+    ):
+        client.graphql(LIST_QUERY, LIST_VARS)
 
 
 def test_graphql_forbidden_without_data_is_an_auth_error():

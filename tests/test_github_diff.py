@@ -47,15 +47,27 @@ index 9daeafb..0000000
 def test_split_matches_files_shape():
     engine, logo, rename, gone = split_diff(DIFF)
     assert engine == FileDiff(
-        path="vllm/engine.py", previous_path=None, status="modified", binary=False,
+        path="vllm/engine.py",
+        previous_path=None,
+        status="modified",
+        binary=False,
         patch="@@ -10,2 +10,3 @@ class Engine:\n     def step(self):\n-        return None\n"
-              "+        self.steps += 1\n+        return self.steps\n@@ -40,2 +41,2 @@ def helper():"
-              "\n-    pass\n+    return 1\n ",
-        additions=3, deletions=2)
+        "+        self.steps += 1\n+        return self.steps\n@@ -40,2 +41,2 @@ def helper():"
+        "\n-    pass\n+    return 1\n ",
+        additions=3,
+        deletions=2,
+    )
     assert logo == FileDiff("docs/logo.png", None, "added", True, None, 0, 0)
     assert rename == FileDiff("new name.py", "old name.py", "renamed", False, None, 0, 0)
-    assert gone == FileDiff("gone.txt", None, "removed", False,
-                            "@@ -1 +0,0 @@\n-bye\n\\ No newline at end of file", 0, 1)
+    assert gone == FileDiff(
+        "gone.txt",
+        None,
+        "removed",
+        False,
+        "@@ -1 +0,0 @@\n-bye\n\\ No newline at end of file",
+        0,
+        1,
+    )
 
 
 def test_empty_diff_has_no_files():
@@ -64,9 +76,11 @@ def test_empty_diff_has_no_files():
 
 def test_quoted_unicode_paths():
     path = "docs/使用 指南.md"
-    diff = (f"diff --git {git_quote('a/' + path)} {git_quote('b/' + path)}\n"
-            "new file mode 100644\nindex 0000000..1111111\n"
-            f"--- /dev/null\n+++ {git_quote('b/' + path)}\n@@ -0,0 +1 @@\n+hi\n")
+    diff = (
+        f"diff --git {git_quote('a/' + path)} {git_quote('b/' + path)}\n"
+        "new file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ {git_quote('b/' + path)}\n@@ -0,0 +1 @@\n+hi\n"
+    )
     (only,) = split_diff(diff)
     assert only.path == path and only.status == "added" and only.patch == "@@ -0,0 +1 @@\n+hi"
     assert unquote('"tab\\there \\"q\\""') == 'tab\there "q"'
@@ -101,8 +115,11 @@ def test_broken_diffs_are_reported_not_stored(broken):
 
 def test_every_fixture_pr_round_trips():
     for record in load_fixtures():
-        files = [f for f in record.get("files") or [] if f["patch"] or f["binary"]
-                 or f["status"] == "renamed"]
+        files = [
+            f
+            for f in record.get("files") or []
+            if f["patch"] or f["binary"] or f["status"] == "renamed"
+        ]
         parts = split_diff(build_diff({"files": files}))
         assert [(p.path, p.previous_path, p.binary, p.patch) for p in parts] == [
             (f["path"], f["previous_path"], f["binary"], f["patch"]) for f in files
@@ -114,8 +131,9 @@ def test_every_fixture_pr_round_trips():
 
 # -- properties -------------------------------------------------------------------------------
 
-line_text = st.text(st.characters(blacklist_characters="\n", blacklist_categories=["Cs"]),
-                    max_size=20)
+line_text = st.text(
+    st.characters(blacklist_characters="\n", blacklist_categories=["Cs"]), max_size=20
+)
 hunk_line = st.tuples(st.sampled_from(" +-"), line_text).map("".join)
 
 
@@ -127,15 +145,25 @@ def hunk(draw: st.DrawFn) -> str:
     return "\n".join([f"@@ -3,{old} +3,{new} @@", *lines])
 
 
-path_text = st.text(st.characters(blacklist_characters="\n\t\"\\", blacklist_categories=["Cs", "Cc"]),
-                    min_size=1, max_size=12).map(lambda s: f"src/{s.strip() or 'x'}.py")
+path_text = st.text(
+    st.characters(blacklist_characters='\n\t"\\', blacklist_categories=["Cs", "Cc"]),
+    min_size=1,
+    max_size=12,
+).map(lambda s: f"src/{s.strip() or 'x'}.py")
 
 
-@given(st.lists(st.tuples(path_text, st.lists(hunk(), min_size=1, max_size=3)), max_size=5,
-                unique_by=lambda item: item[0]))
+@given(
+    st.lists(
+        st.tuples(path_text, st.lists(hunk(), min_size=1, max_size=3)),
+        max_size=5,
+        unique_by=lambda item: item[0],
+    )
+)
 def test_diff_of_any_hunks_splits_back(files):
-    records = [{"path": p, "status": "modified", "patch": "\n".join(h), "additions": 0,
-                "deletions": 0} for p, h in files]
+    records = [
+        {"path": p, "status": "modified", "patch": "\n".join(h), "additions": 0, "deletions": 0}
+        for p, h in files
+    ]
     parts = split_diff(build_diff({"files": records}))
     assert [(p.path, p.patch) for p in parts] == [(r["path"], r["patch"]) for r in records]
 

@@ -42,15 +42,18 @@ def test_every_fragment_is_used_by_some_document():
 def test_the_schema_check_can_fail():
     """The validator is not a rubber stamp: patch text is not in GitHub's GraphQL."""
     bad = with_fragments(
-        "query Q { repository(owner: \"o\", name: \"r\") { pullRequest(number: 1) { "
-        "files(first: 10) { nodes { path patch } } } } }")
+        'query Q { repository(owner: "o", name: "r") { pullRequest(number: 1) { '
+        "files(first: 10) { nodes { path patch } } } } }"
+    )
     messages = [e.message for e in validate(github_schema(), parse(bad))]
     assert any("Cannot query field 'patch'" in m for m in messages)
 
 
 def test_pages_query_variables_match_requests():
-    requests = [PageRequest(7, "PR_7", Connection.FILES, "c1"),
-                PageRequest(7, "PR_7_T3", Connection.THREAD_COMMENTS, None)]
+    requests = [
+        PageRequest(7, "PR_7", Connection.FILES, "c1"),
+        PageRequest(7, "PR_7_T3", Connection.THREAD_COMMENTS, None),
+    ]
     document, variables = pages_query(requests)
     assert variables == {"id0": "PR_7", "after0": "c1", "id1": "PR_7_T3", "after1": None}
     assert "m0: node(id: $id0)" in document and "m1: node(id: $id1)" in document

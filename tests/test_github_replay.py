@@ -27,10 +27,12 @@ def replay_client(name: str, **policy: float) -> tuple[GitHubClient, ReplayTrans
     recorded = exchanges(name)[0]
     clock_now = float(recorded.header("x-ratelimit-reset") or 1_500_000_000) - 600
     client = GitHubClient(
-        httpx.Client(transport=transport), Token("replay-token"),
+        httpx.Client(transport=transport),
+        Token("replay-token"),
         Endpoints.from_urls("https://api.github.com"),
         policy=RetryPolicy(**policy),  # type: ignore[arg-type]
-        sleep=sleeps.append, clock=lambda: clock_now,
+        sleep=sleeps.append,
+        clock=lambda: clock_now,
     )
     return client, transport, sleeps
 
@@ -53,20 +55,36 @@ def test_files_conversion_over_a_real_files_answer():
 
 def test_a_diff_of_the_real_patches_splits_back_into_them():
     items = json_body(FILES)
-    record = {"files": [
-        {"path": i["filename"], "status": i["status"], "patch": i["patch"],
-         "additions": i["additions"], "deletions": i["deletions"]} for i in items]}
+    record = {
+        "files": [
+            {
+                "path": i["filename"],
+                "status": i["status"],
+                "patch": i["patch"],
+                "additions": i["additions"],
+                "deletions": i["deletions"],
+            }
+            for i in items
+        ]
+    }
     texts = file_texts_from_diff(split_diff(build_diff(record)))
     assert texts == file_texts_from_rest(items)
 
 
 def test_binary_and_renamed_entries_without_patch():
-    texts = file_texts_from_rest([
-        {"filename": "logo.png", "status": "added", "additions": 0, "deletions": 0},
-        {"filename": "b.py", "previous_filename": "a.py", "status": "renamed", "additions": 0,
-         "deletions": 0},
-        {"filename": "big.txt", "status": "modified", "additions": 9000, "deletions": 2},
-    ])
+    texts = file_texts_from_rest(
+        [
+            {"filename": "logo.png", "status": "added", "additions": 0, "deletions": 0},
+            {
+                "filename": "b.py",
+                "previous_filename": "a.py",
+                "status": "renamed",
+                "additions": 0,
+                "deletions": 0,
+            },
+            {"filename": "big.txt", "status": "modified", "additions": 9000, "deletions": 2},
+        ]
+    )
     assert texts["logo.png"].binary and texts["logo.png"].patch is None
     assert not texts["b.py"].binary and texts["b.py"].previous_path == "a.py"
     assert not texts["big.txt"].binary and texts["big.txt"].patch is None
@@ -83,7 +101,7 @@ def test_three_recorded_502s_then_the_answer():
 
 
 def test_recorded_primary_limit_is_classified_and_stops_the_client():
-    first, limited = exchanges("SpecificExceptions.testRateLimitExceeded.txt")
+    _, limited = exchanges("SpecificExceptions.testRateLimitExceeded.txt")
     verdict = classify(limited.status, dict(limited.headers), limited.body)
     assert verdict.kind is Kind.PRIMARY_LIMIT
     client, transport, _ = replay_client("SpecificExceptions.testRateLimitExceeded.txt")
@@ -98,7 +116,8 @@ def test_recorded_secondary_limit_honours_retry_after_and_gives_up():
     verdict = classify(limited.status, dict(limited.headers), limited.body)
     assert verdict.kind is Kind.SECONDARY_LIMIT and verdict.retry_after == 60
     client, transport, sleeps = replay_client(
-        "SpecificExceptions.testAuthenticatedRateLimitExceeded.txt", secondary_attempts=3)
+        "SpecificExceptions.testAuthenticatedRateLimitExceeded.txt", secondary_attempts=3
+    )
     client.get("/search/code?q=jacquev6")
     with pytest.raises(RateLimitError):
         client.get("/search/code?q=jacquev6")  # the recording answers 403 from here on
@@ -110,8 +129,9 @@ def test_recorded_304_for_a_conditional_request():
     client, transport, _ = replay_client("ConditionalRequestUpdate.testDidNotUpdate.txt")
     response = client.get("/repos/akfish/PyGithub", etag=recorded.request_headers["If-None-Match"])
     assert response.kind is Kind.NOT_MODIFIED and response.etag == recorded.header("etag")
-    assert transport.requests[0].headers["if-none-match"] == recorded.request_headers[
-        "If-None-Match"]
+    assert (
+        transport.requests[0].headers["if-none-match"] == recorded.request_headers["If-None-Match"]
+    )
     limit = client.stats.limits["core"]
     assert limit.remaining == 4988 and limit.limit == 5000
 
@@ -122,23 +142,30 @@ def test_recorded_link_header_gives_the_next_page():
     response = client.get(first.path)
     assert response.next_url == (
         "https://api.github.com/repositories/3544490/commits/"
-        "10a7135a04f71e6101f8b013aded8a662d08fd1f/check-runs?per_page=1&page=2")
+        "10a7135a04f71e6101f8b013aded8a662d08fd1f/check-runs?per_page=1&page=2"
+    )
 
 
 def test_rate_limit_headers_of_every_recording_parse():
-    for name in ("Retry.testReturnsRepoAfter3Retries.txt", "PullRequest.setUp.txt",
-                 "PaginatedList.testGraphQlPagination.txt"):
+    for name in (
+        "Retry.testReturnsRepoAfter3Retries.txt",
+        "PullRequest.setUp.txt",
+        "PaginatedList.testGraphQlPagination.txt",
+    ):
         for exchange in exchanges(name):
             limit = rate_limit_from_headers(dict(exchange.headers), "core")
             assert limit is not None and limit.remaining == int(
-                exchange.header("x-ratelimit-remaining") or -1)
+                exchange.header("x-ratelimit-remaining") or -1
+            )
 
 
 def test_recorded_graphql_pagination_answers():
     client, transport, _ = replay_client("PaginatedList.testGraphQlPagination.txt")
     client.get("/repos/PyGithub/PyGithub")
-    recorded = [json_body(e)["data"]["repository"]["discussions"]["pageInfo"]
-                for e in exchanges("PaginatedList.testGraphQlPagination.txt")[1:]]
+    recorded = [
+        json_body(e)["data"]["repository"]["discussions"]["pageInfo"]
+        for e in exchanges("PaginatedList.testGraphQlPagination.txt")[1:]
+    ]
     pages = []
     for _ in recorded:
         response = client.graphql("query { placeholder }")
@@ -188,7 +215,9 @@ def test_later_recordings_have_user_type():
 @pytest.mark.parametrize(("name", "route", "index"), SHAPES)
 def test_fake_rest_answers_use_only_real_keys(name, route, index):
     recorded = exchanges(name)
-    chosen = [recorded[index]] if index is not None else [e for e in recorded if "/pulls/" in e.path]
+    chosen = (
+        [recorded[index]] if index is not None else [e for e in recorded if "/pulls/" in e.path]
+    )
     real = set().union(*(_keys(json_body(e)) for e in chosen)) | NOT_RECORDED
     record = window_records(10)[3]
     fake = _keys(REST_PRODUCERS[route](record, record["repo"]))

@@ -27,7 +27,7 @@ from fakegithub import (
     github_schema,
     window_records,
 )
-from prdigest.errors import RateLimitError, UpstreamError
+from prdigest.errors import AuthError, RateLimitError, UpstreamError
 from prdigest.records import parse_record
 from prdigest.sources.github import sync as sync_module
 from prdigest.sources.github import sync_window
@@ -63,7 +63,7 @@ def stored(store: Store) -> dict[int, dict[str, Any]]:
 
 
 def row_count(store: Store) -> int:
-    with store._engine.connect() as conn:  # noqa: SLF001 - the test checks for duplicates
+    with store._engine.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(schema.pull_requests)).scalar())
 
 
@@ -100,16 +100,19 @@ def test_window_of_100_equals_fixtures_at_most_1_2_requests_per_pr(window, store
 def test_every_document_sent_validates_against_the_schema(small, store):
     with FakeGitHub(small) as fake:
         documents: list[str] = []
-        original = fake._graphql  # noqa: SLF001
+        original = fake._graphql
 
         def spy(payload: dict[str, Any], fault: Any) -> Any:
             documents.append(payload["query"])
             return original(payload, fault)
 
-        fake._graphql = spy  # type: ignore[method-assign]  # noqa: SLF001
+        fake._graphql = spy  # type: ignore[method-assign]
         sync(store, fake)
     assert {d.split("(")[0].split()[-1] for d in documents} == {
-        "ListMergedPullRequests", "PullRequestDetails", "MorePages"}
+        "ListMergedPullRequests",
+        "PullRequestDetails",
+        "MorePages",
+    }
     for document in documents:
         assert validate(github_schema(), parse(document)) == []
 
@@ -130,9 +133,15 @@ def test_a_changed_pr_is_refetched_and_its_diff_revalidated_with_the_etag(small,
         sync(store, fake)
         changed = fake.records[small[0]["number"]]
         changed["updated_at"] = "2026-06-11T09:00:00Z"
-        changed["comments"] = [*changed["comments"], {
-            "author": "late-reader", "author_type": "User", "body": "Thanks, this fixed it.",
-            "created_at": "2026-06-11T09:00:00Z"}]
+        changed["comments"] = [
+            *changed["comments"],
+            {
+                "author": "late-reader",
+                "author_type": "User",
+                "body": "Thanks, this fixed it.",
+                "created_at": "2026-06-11T09:00:00Z",
+            },
+        ]
         before = len(fake.seen)
         result = sync(store, fake)
         rerun = fake.seen[before:]
@@ -189,16 +198,19 @@ def test_fault_is_absorbed_and_the_store_is_complete(small, store, target, kind,
 
 
 STOPS = [
-    pytest.param("diff", "status", {"status": 502, "times": 99, "skip": 7}, UpstreamError,
-                 id="502-outage"),
-    pytest.param("diff", "primary", {"reset_in": 3000, "skip": 4}, RateLimitError,
-                 id="primary-far-reset"),
-    pytest.param("graphql:detail", "secondary", {"times": 99}, RateLimitError,
-                 id="secondary-persists"),
-    pytest.param("graphql:detail", "partial", {"times": 99}, UpstreamError,
-                 id="partial-persists"),
-    pytest.param("diff", "truncated", {"times": 99, "skip": 8}, UpstreamError,
-                 id="truncated-diff-persists"),
+    pytest.param(
+        "diff", "status", {"status": 502, "times": 99, "skip": 7}, UpstreamError, id="502-outage"
+    ),
+    pytest.param(
+        "diff", "primary", {"reset_in": 3000, "skip": 4}, RateLimitError, id="primary-far-reset"
+    ),
+    pytest.param(
+        "graphql:detail", "secondary", {"times": 99}, RateLimitError, id="secondary-persists"
+    ),
+    pytest.param("graphql:detail", "partial", {"times": 99}, UpstreamError, id="partial-persists"),
+    pytest.param(
+        "diff", "truncated", {"times": 99, "skip": 8}, UpstreamError, id="truncated-diff-persists"
+    ),
 ]
 
 
@@ -218,8 +230,9 @@ def test_lasting_fault_stops_cleanly_and_the_next_run_resumes(
         fake.clock.sleep(3600)  # a later run, after any limit has reset
         before = len(fake.seen)
         second = sync(store, fake)
-        refetched = {n for s in fake.seen[before:] if s.category != "graphql:list"
-                     for n in s.numbers}
+        refetched = {
+            n for s in fake.seen[before:] if s.category != "graphql:list" for n in s.numbers
+        }
     assert second.complete and second.stopped is None
     assert second.unchanged == len(kept)
     assert not refetched & set(kept), "a stored PR was fetched again"
@@ -318,8 +331,14 @@ def test_enterprise_layout_with_derived_graphql_url(small, store):
     with FakeGitHub(small, enterprise=True) as fake, httpx.Client() as http:
         endpoints = Endpoints.from_urls(fake.url)  # https://HOST/api/v3 → /api/graphql
         assert endpoints.graphql_url == fake.graphql_url
-        client = GitHubClient(http, Token(fake.token), endpoints, policy=RetryPolicy(),
-                              sleep=fake.clock.sleep, clock=fake.clock.time)
+        client = GitHubClient(
+            http,
+            Token(fake.token),
+            endpoints,
+            policy=RetryPolicy(),
+            sleep=fake.clock.sleep,
+            clock=fake.clock.time,
+        )
         result = sync_window(store, client, REPO, WINDOW_START, WINDOW_END)
     assert result.complete
     assert_complete(store, small)
@@ -334,11 +353,16 @@ def test_token_never_reaches_logs_errors_reprs_or_the_database(small, tmp_path, 
         fake.inject("diff", "status", status=502, times=99, skip=4)
         with client_for(fake) as client:
             result = sync_window(store, client, REPO, WINDOW_START, WINDOW_END)
-            texts = [repr(client), str(client), repr(client.endpoints), repr(result),
-                     str(result.stopped), result.summary()]
-        with client_for(fake, token="wrong-token") as bad:
-            with pytest.raises(Exception) as refused:
-                sync_window(store, bad, REPO, WINDOW_START, WINDOW_END)
+            texts = [
+                repr(client),
+                str(client),
+                repr(client.endpoints),
+                repr(result),
+                str(result.stopped),
+                result.summary(),
+            ]
+        with client_for(fake, token="wrong-token") as bad, pytest.raises(AuthError) as refused:
+            sync_window(store, bad, REPO, WINDOW_START, WINDOW_END)
         texts += [str(refused.value), repr(refused.value)]
     store.close()
     texts.append(caplog.text)

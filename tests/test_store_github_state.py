@@ -15,21 +15,25 @@ from prdigest.store import HEAD_REVISION, open_store, schema
 def test_head_revision_is_alembics_head():
     config = Config()
     config.set_main_option(
-        "script_location", str(resources.files("prdigest.store").joinpath("migrations")))
+        "script_location", str(resources.files("prdigest.store").joinpath("migrations"))
+    )
     assert ScriptDirectory.from_config(config).get_current_head() == HEAD_REVISION == "0002"
 
 
 def test_migrated_tables_match_the_metadata(tmp_path):
     store = open_store(tmp_path / "s.sqlite3")
-    inspector = inspect(store._engine)  # noqa: SLF001
+    inspector = inspect(store._engine)
     for table in schema.metadata.sorted_tables:
         columns = {c["name"]: c for c in inspector.get_columns(table.name)}
         assert set(columns) == {c.name for c in table.columns}, table.name
         for column in table.columns:
             assert columns[column.name]["nullable"] == column.nullable, (table.name, column.name)
         uniques = {tuple(u["column_names"]) for u in inspector.get_unique_constraints(table.name)}
-        expected = {tuple(c.columns.keys()) for c in table.constraints
-                    if c.__class__.__name__ == "UniqueConstraint"}
+        expected = {
+            tuple(c.columns.keys())
+            for c in table.constraints
+            if c.__class__.__name__ == "UniqueConstraint"
+        }
         assert uniques == expected, table.name
     store.close()
 
@@ -42,7 +46,8 @@ def test_a_0001_database_is_upgraded_in_place(tmp_path):
     engine = create_engine(f"sqlite:///{path}")
     config = Config()
     config.set_main_option(
-        "script_location", str(resources.files("prdigest.store").joinpath("migrations")))
+        "script_location", str(resources.files("prdigest.store").joinpath("migrations"))
+    )
     with engine.begin() as conn:
         config.attributes["connection"] = conn
         command.upgrade(config, "0001")
@@ -50,7 +55,8 @@ def test_a_0001_database_is_upgraded_in_place(tmp_path):
     engine.dispose()
     store = open_store(path)
     assert {"github_windows", "github_window_prs", "github_pr_fetch"} <= set(
-        inspect(store._engine).get_table_names())  # noqa: SLF001
+        inspect(store._engine).get_table_names()
+    )
     store.close()
 
 

@@ -81,8 +81,15 @@ def _patch(path: str, lines: int) -> str:
 
 
 def _added_file(path: str, lines: int) -> dict[str, Any]:
-    return {"path": path, "previous_path": None, "status": "added", "additions": lines,
-            "deletions": 0, "binary": False, "patch": _patch(path, lines)}
+    return {
+        "path": path,
+        "previous_path": None,
+        "status": "added",
+        "additions": lines,
+        "deletions": 0,
+        "binary": False,
+        "patch": _patch(path, lines),
+    }
 
 
 def _enlarge_many(record: dict[str, Any]) -> None:
@@ -91,11 +98,21 @@ def _enlarge_many(record: dict[str, Any]) -> None:
     extra.append(_added_file("docs/usage/中文 指南.md", 2))  # git quotes this path in a diff
     record["files"] = record["files"] + extra
     base = datetime.fromisoformat(record["created_at"].replace("Z", "+00:00"))
-    comment = {"author": "reviewer-a", "author_type": "User", "body": "see above",
-               "created_at": _iso(base + timedelta(hours=1))}
+    comment = {
+        "author": "reviewer-a",
+        "author_type": "User",
+        "body": "see above",
+        "created_at": _iso(base + timedelta(hours=1)),
+    }
     record["review_threads"] = record["review_threads"] + [
-        {"path": extra[i]["path"], "line": 2, "is_resolved": i % 2 == 0, "is_outdated": False,
-         "diff_hunk": "@@ -0,0 +1,3 @@\n+line 0", "comments": [dict(comment, body=f"nit {i}")]}
+        {
+            "path": extra[i]["path"],
+            "line": 2,
+            "is_resolved": i % 2 == 0,
+            "is_outdated": False,
+            "diff_hunk": "@@ -0,0 +1,3 @@\n+line 0",
+            "comments": [dict(comment, body=f"nit {i}")],
+        }
         for i in range(60)
     ]
     record["review_threads"][-1]["comments"] = [

@@ -46,11 +46,18 @@ def exchanges(name: str) -> list[Exchange]:
             index += 1
             continue
         part = lines[index : index + 10]
-        found.append(Exchange(
-            method=part[1], host=part[2], path=part[4],
-            request_headers=ast.literal_eval(part[5]), request_body=part[6],
-            status=int(part[7]), headers=[tuple(h) for h in ast.literal_eval(part[8])],
-            body=part[9]))
+        found.append(
+            Exchange(
+                method=part[1],
+                host=part[2],
+                path=part[4],
+                request_headers=ast.literal_eval(part[5]),
+                request_body=part[6],
+                status=int(part[7]),
+                headers=[tuple(h) for h in ast.literal_eval(part[8])],
+                body=part[9],
+            )
+        )
         index += 11
     return found
 
@@ -65,8 +72,12 @@ class ReplayTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         exchange = self.recorded[min(len(self.requests), len(self.recorded) - 1)]
         self.requests.append(request)
-        return httpx.Response(exchange.status, headers=exchange.replay_headers(),
-                              content=exchange.body.encode(), request=request)
+        return httpx.Response(
+            exchange.status,
+            headers=exchange.replay_headers(),
+            content=exchange.body.encode(),
+            request=request,
+        )
 
 
 def json_body(exchange: Exchange) -> Any:

@@ -170,16 +170,25 @@ def _uncursor(cursor: str) -> int:
 def connection(items: list[Any], **extra: Any) -> Callable[..., dict[str, Any]]:
     """A GraphQL connection resolver over ``items`` with GitHub's paging rules."""
 
-    def resolve(info: Any, first: int | None = None, after: str | None = None,
-                last: int | None = None, **_: Any) -> dict[str, Any]:
+    def resolve(
+        info: Any,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        **_: Any,
+    ) -> dict[str, Any]:
         if first is None and last is not None:
             raise GraphQLError("this fake only pages forward (first/after)")
         if first is None:
-            raise GraphQLError(f"You must provide a `first` or `last` value to properly paginate "
-                               f"the `{info.field_name}` connection.")
+            raise GraphQLError(
+                f"You must provide a `first` or `last` value to properly paginate "
+                f"the `{info.field_name}` connection."
+            )
         if not 1 <= first <= 100:
-            raise GraphQLError(f"Requesting {first} records on the `{info.field_name}` connection "
-                               "exceeds the `first` limit of 100 records.")
+            raise GraphQLError(
+                f"Requesting {first} records on the `{info.field_name}` connection "
+                "exceeds the `first` limit of 100 records."
+            )
         start = _uncursor(after) + 1 if after else 0
         page = items[start : start + first]
         return {
@@ -200,8 +209,9 @@ def connection(items: list[Any], **extra: Any) -> Callable[..., dict[str, Any]]:
 
 def query_cost(document: Any, variables: dict[str, Any]) -> int:
     """GitHub's documented point formula: one request per connection and parent, /100, min 1."""
-    fragments = {d.name.value: d for d in document.definitions
-                 if isinstance(d, FragmentDefinitionNode)}
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
     total = 0
 
     def size_of(node: FieldNode) -> int | None:
@@ -216,7 +226,7 @@ def query_cost(document: Any, variables: dict[str, Any]) -> int:
 
     def walk(selection_set: SelectionSetNode | None, multiplier: int) -> None:
         nonlocal total
-        for selection in (selection_set.selections if selection_set else ()):
+        for selection in selection_set.selections if selection_set else ():
             if isinstance(selection, FieldNode):
                 size = size_of(selection)
                 if size is not None:
@@ -269,8 +279,11 @@ def file_diff(f: dict[str, Any]) -> list[str]:
         lines += ["deleted file mode 100644", f"index {_blob(old)}..0000000"]
     elif status == "renamed":
         similarity = 100 if not f.get("patch") else 90
-        lines += [f"similarity index {similarity}%", f"rename from {git_quote(old)}",
-                  f"rename to {git_quote(new)}"]
+        lines += [
+            f"similarity index {similarity}%",
+            f"rename from {git_quote(old)}",
+            f"rename to {git_quote(new)}",
+        ]
         if f.get("patch") or f.get("binary"):
             lines.append(f"index {_blob(old, 1)}..{_blob(new, 2)} 100644")
     else:
@@ -289,8 +302,10 @@ def too_large(record: dict[str, Any]) -> bool:
     files = record.get("files") or []
     if len(files) > 300:
         return True
-    return any(not f.get("patch") and not f.get("binary") and (f["additions"] + f["deletions"]) > 0
-               for f in files)
+    return any(
+        not f.get("patch") and not f.get("binary") and (f["additions"] + f["deletions"]) > 0
+        for f in files
+    )
 
 
 def build_diff(record: dict[str, Any]) -> str:
@@ -397,12 +412,22 @@ class FakeGitHub:
         category, numbers = self._categorize(method, parts.path, headers, payload)
         reply = self._answer(category, parts.path, query, headers, payload)
         with self._lock:
-            self.seen.append(Seen(method, parts.path, category, reply.status, numbers,
-                                  headers.get("if-none-match"), headers.get("user-agent")))
+            self.seen.append(
+                Seen(
+                    method,
+                    parts.path,
+                    category,
+                    reply.status,
+                    numbers,
+                    headers.get("if-none-match"),
+                    headers.get("user-agent"),
+                )
+            )
         return reply
 
-    def _categorize(self, method: str, path: str, headers: dict[str, str],
-                    payload: dict[str, Any]) -> tuple[str, tuple[int, ...]]:
+    def _categorize(
+        self, method: str, path: str, headers: dict[str, str], payload: dict[str, Any]
+    ) -> tuple[str, tuple[int, ...]]:
         if method == "POST":
             text = str(payload.get("query", ""))
             match = re.search(r"query\s+(\w+)", text)
@@ -430,16 +455,24 @@ class FakeGitHub:
                 return fault
         return None
 
-    def _answer(self, category: str, path: str, query: dict[str, str], headers: dict[str, str],
-                payload: dict[str, Any]) -> Reply:
+    def _answer(
+        self,
+        category: str,
+        path: str,
+        query: dict[str, str],
+        headers: dict[str, str],
+        payload: dict[str, Any],
+    ) -> Reply:
         resource = "graphql" if category.startswith("graphql") else "core"
         budget = self._budget(resource)
         fault = self._fault_for(category)
         if fault is not None and fault.kind not in ("slow", "partial", "truncated"):
             return self._fault_reply(fault, resource)
         if not self._authorized(headers):
-            return _json(401, {"message": "Bad credentials",
-                               "documentation_url": "https://docs.github.com/rest"})
+            return _json(
+                401,
+                {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
+            )
         if budget.remaining <= 0:
             return self._limited(resource)
         if resource == "graphql":
@@ -472,41 +505,71 @@ class FakeGitHub:
     def _limited(self, resource: str) -> Reply:
         headers = self.budgets[resource].headers(resource)
         if resource == "graphql":
-            return _json(200, {"errors": [{"type": "RATE_LIMITED", "message": PRIMARY_MESSAGE}]},
-                         **headers)
-        return _json(403, {"message": PRIMARY_MESSAGE,
-                           "documentation_url": "https://docs.github.com/rest/rate-limit"},
-                     **headers)
+            return _json(
+                200, {"errors": [{"type": "RATE_LIMITED", "message": PRIMARY_MESSAGE}]}, **headers
+            )
+        return _json(
+            403,
+            {
+                "message": PRIMARY_MESSAGE,
+                "documentation_url": "https://docs.github.com/rest/rate-limit",
+            },
+            **headers,
+        )
 
     def _fault_reply(self, fault: Fault, resource: str) -> Reply:
         budget_headers = self._budget(resource).headers(resource)
         retry = {"retry-after": str(fault.retry_after)} if fault.retry_after is not None else {}
         if fault.kind == "status":
-            message = fault.message or {401: "Bad credentials", 404: "Not Found",
-                                        403: "Resource not accessible by personal access token"
-                                        }.get(fault.status, "Server Error")
+            message = fault.message or {
+                401: "Bad credentials",
+                404: "Not Found",
+                403: "Resource not accessible by personal access token",
+            }.get(fault.status, "Server Error")
             return _json(fault.status, {"message": message}, **budget_headers)
         if fault.kind == "drop":
             return Reply(0, drop=True)
         if fault.kind in ("secondary", "429"):
             status = 403 if fault.kind == "secondary" else 429
-            return _json(status, {"message": fault.message or SECONDARY_MESSAGE,
-                                  "documentation_url": "https://docs.github.com/rest/"
-                                  "using-the-rest-api/rate-limits-for-the-rest-api"},
-                         **budget_headers, **retry)
+            return _json(
+                status,
+                {
+                    "message": fault.message or SECONDARY_MESSAGE,
+                    "documentation_url": "https://docs.github.com/rest/"
+                    "using-the-rest-api/rate-limits-for-the-rest-api",
+                },
+                **budget_headers,
+                **retry,
+            )
         if fault.kind == "primary":
             self.exhaust(resource, fault.reset_in)
             return self._limited(resource)
         if fault.kind == "rate_limited":  # GraphQL RATE_LIMITED without touching the budget
-            headers = dict(budget_headers, **{"x-ratelimit-remaining": "0",
-                                               "x-ratelimit-reset": str(int(self.clock.time() + fault.reset_in))})
-            return _json(200, {"errors": [{"type": "RATE_LIMITED", "message": PRIMARY_MESSAGE}]},
-                         **headers)
+            headers = dict(
+                budget_headers,
+                **{
+                    "x-ratelimit-remaining": "0",
+                    "x-ratelimit-reset": str(int(self.clock.time() + fault.reset_in)),
+                },
+            )
+            return _json(
+                200, {"errors": [{"type": "RATE_LIMITED", "message": PRIMARY_MESSAGE}]}, **headers
+            )
         if fault.kind == "graphql_errors":
-            return _json(200, {"data": None, "errors": [{
-                "message": fault.message or "Something went wrong while executing your query. "
-                "This may be the result of a timeout, or it could be a GitHub bug."}]},
-                **budget_headers)
+            return _json(
+                200,
+                {
+                    "data": None,
+                    "errors": [
+                        {
+                            "message": fault.message
+                            or "Something went wrong while executing your query. "
+                            "This may be the result of a timeout, or it could be a GitHub bug."
+                        }
+                    ],
+                },
+                **budget_headers,
+            )
         raise AssertionError(f"unknown fault kind {fault.kind}")
 
     # -- GraphQL -------------------------------------------------------------------------
@@ -525,8 +588,9 @@ class FakeGitHub:
         cost = query_cost(document, variables)
         self._charge("graphql", cost)
         root = _Root(self, cost)
-        result = execute(github_schema(), document, root_value=root.fields(),
-                         variable_values=variables)
+        result = execute(
+            github_schema(), document, root_value=root.fields(), variable_values=variables
+        )
         out: dict[str, Any] = {"data": result.data}
         if result.errors:
             out["errors"] = [_github_error(e) for e in result.errors]
@@ -538,6 +602,12 @@ class FakeGitHub:
 
     def _rest(self, path: str, query: dict[str, str], headers: dict[str, str]) -> Reply:
         rest = path.removeprefix(self.api_prefix)
+        if rest == f"/repos/{self.repo}/pulls":  # the list a naive client has to scan
+            ordered = sorted(
+                self.records.values(), key=lambda r: r.get("updated_at") or "", reverse=True
+            )
+            items = [rest_pull(r, self.repo) for r in ordered]
+            return self._conditional(headers, self._paged(path, query, items))
         match = re.fullmatch(r"/repos/([^/]+/[^/]+)/(pulls|issues|commits)/([^/]+)(/[\w-]+)?", rest)
         if match is None or match.group(1) != self.repo:
             self._charge("core", 1)
@@ -567,12 +637,16 @@ class FakeGitHub:
 
     def _diff_reply(self, record: dict[str, Any]) -> Reply:
         if too_large(record):
-            return _json(406, {
-                "message": "Sorry, the diff exceeded the maximum number of files (300). Consider "
-                "using 'List pull requests files' API or locally cloning the repository instead.",
-                "errors": [{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
-                "documentation_url": "https://docs.github.com/rest/pulls/pulls#get-a-pull-request",
-            })
+            return _json(
+                406,
+                {
+                    "message": "Sorry, the diff exceeded the maximum number of files (300). "
+                    "Consider using 'List pull requests files' API or locally cloning the "
+                    "repository instead.",
+                    "errors": [{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
+                    "documentation_url": "https://docs.github.com/rest/pulls/pulls#get-a-pull-request",
+                },
+            )
         body = build_diff(record).encode("utf-8")
         return Reply(200, body, {"content-type": "application/vnd.github.diff; charset=utf-8"})
 
@@ -612,16 +686,23 @@ def _github_error(error: GraphQLError) -> dict[str, Any]:
 def _break_one_alias(out: dict[str, Any]) -> None:
     """Partial data: the first PR (or page) alias comes back null with an error pointing at it."""
     data = out.get("data") or {}
-    holder, prefix = (data.get("repository"), ["repository"]) if "repository" in data else (data, [])
+    holder, prefix = (
+        (data.get("repository"), ["repository"]) if "repository" in data else (data, [])
+    )
     if not isinstance(holder, dict):
         return
     alias = next((k for k in holder if re.fullmatch(r"(pr|m)\d+", k)), None)
     if alias is None:
         return
     holder[alias] = None
-    out.setdefault("errors", []).append({
-        "type": "SERVICE_UNAVAILABLE", "path": [*prefix, alias], "locations": [],
-        "message": "Something went wrong while fetching this pull request."})
+    out.setdefault("errors", []).append(
+        {
+            "type": "SERVICE_UNAVAILABLE",
+            "path": [*prefix, alias],
+            "locations": [],
+            "message": "Something went wrong while fetching this pull request.",
+        }
+    )
 
 
 class _Root:
@@ -631,14 +712,24 @@ class _Root:
         self.fake, self.cost = fake, cost
 
     def fields(self) -> dict[str, Any]:
-        return {"rateLimit": self.rate_limit, "repository": self.repository,
-                "search": self.search, "node": self.node}
+        return {
+            "rateLimit": self.rate_limit,
+            "repository": self.repository,
+            "search": self.search,
+            "node": self.node,
+        }
 
-    def rate_limit(self, info: Any, dryRun: bool = False) -> dict[str, Any]:  # noqa: N803
+    def rate_limit(self, info: Any, dryRun: bool = False) -> dict[str, Any]:
         budget = self.fake.budgets["graphql"]
         reset = datetime.fromtimestamp(budget.reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return {"cost": self.cost, "limit": budget.limit, "remaining": max(budget.remaining, 0),
-                "used": budget.used, "resetAt": reset, "nodeCount": 0}
+        return {
+            "cost": self.cost,
+            "limit": budget.limit,
+            "remaining": max(budget.remaining, 0),
+            "used": budget.used,
+            "resetAt": reset,
+            "nodeCount": 0,
+        }
 
     def repository(self, info: Any, owner: str, name: str, **_: Any) -> dict[str, Any] | None:
         if f"{owner}/{name}" != self.fake.repo:
@@ -651,14 +742,15 @@ class _Root:
             raise GraphQLError(f"Could not resolve to a PullRequest with the number of {number}.")
         return pr_node(record)
 
-    def search(self, info: Any, query: str, type: str, **paging: Any) -> dict[str, Any]:  # noqa: A002
-        matches = [pr_node(r) for r in search_records(self.fake.records.values(), query,
-                                                        self.fake.repo)]
+    def search(self, info: Any, query: str, type: str, **paging: Any) -> dict[str, Any]:
+        matches = [
+            pr_node(r) for r in search_records(self.fake.records.values(), query, self.fake.repo)
+        ]
         page = connection(matches)(info, **paging)
         page["issueCount"] = len(matches)
         return page
 
-    def node(self, info: Any, id: str) -> dict[str, Any] | None:  # noqa: A002
+    def node(self, info: Any, id: str) -> dict[str, Any] | None:
         match = re.fullmatch(r"PR_(\d+)(?:_T(\d+))?", id)
         record = self.fake.records.get(int(match.group(1))) if match else None
         if record is None or match is None:
@@ -699,8 +791,11 @@ def actor(login: str | None, kind: str = "User") -> dict[str, Any] | None:
 
 
 def _comment_node(comment: dict[str, Any], diff_hunk: str | None = None) -> dict[str, Any]:
-    node = {"author": actor(comment.get("author"), comment.get("author_type", "User")),
-            "body": comment.get("body", ""), "createdAt": comment.get("created_at")}
+    node = {
+        "author": actor(comment.get("author"), comment.get("author_type", "User")),
+        "body": comment.get("body", ""),
+        "createdAt": comment.get("created_at"),
+    }
     if diff_hunk is not None:
         node["diffHunk"] = diff_hunk
     return node
@@ -710,11 +805,17 @@ def thread_nodes(record: dict[str, Any]) -> list[dict[str, Any]]:
     threads = []
     for index, thread in enumerate(record.get("review_threads") or []):
         comments = [_comment_node(c, thread.get("diff_hunk") or "") for c in thread["comments"]]
-        threads.append({
-            "__typename": "PullRequestReviewThread", "id": f"PR_{record['number']}_T{index}",
-            "path": thread.get("path"), "line": thread.get("line"),
-            "isResolved": thread.get("is_resolved", False),
-            "isOutdated": thread.get("is_outdated", False), "comments": connection(comments)})
+        threads.append(
+            {
+                "__typename": "PullRequestReviewThread",
+                "id": f"PR_{record['number']}_T{index}",
+                "path": thread.get("path"),
+                "line": thread.get("line"),
+                "isResolved": thread.get("is_resolved", False),
+                "isOutdated": thread.get("is_outdated", False),
+                "comments": connection(comments),
+            }
+        )
     return threads
 
 
@@ -722,47 +823,100 @@ def _context_node(check: dict[str, Any]) -> dict[str, Any]:
     conclusion = check.get("conclusion")
     if "/" in check["name"] and conclusion in ("SUCCESS", "FAILURE", "ERROR"):
         return {"__typename": "StatusContext", "context": check["name"], "state": conclusion}
-    return {"__typename": "CheckRun", "name": check["name"], "status": check.get("status"),
-            "conclusion": conclusion}
+    return {
+        "__typename": "CheckRun",
+        "name": check["name"],
+        "status": check.get("status"),
+        "conclusion": conclusion,
+    }
 
 
-CHANGE_TYPES = {"added": "ADDED", "removed": "DELETED", "modified": "MODIFIED",
-                "renamed": "RENAMED", "copied": "COPIED"}
+CHANGE_TYPES = {
+    "added": "ADDED",
+    "removed": "DELETED",
+    "modified": "MODIFIED",
+    "renamed": "RENAMED",
+    "copied": "COPIED",
+}
 
 
 def pr_node(record: dict[str, Any]) -> dict[str, Any]:
     number = record["number"]
-    files = [{"path": f["path"], "additions": f["additions"], "deletions": f["deletions"],
-              "changeType": CHANGE_TYPES[f["status"]]} for f in record.get("files") or []]
-    commits = [{"commit": {
-        "oid": c["sha"], "message": c.get("message", ""), "committedDate": c.get("committed_at"),
-        "author": {"name": c.get("author") or "Some One",
-                   "user": {"login": c["author"]} if c.get("author") else None}}}
-        for c in record.get("commits") or []]
-    reviews = [{"author": actor(r.get("author"), r.get("author_type", "User")),
-                "state": r["state"], "body": r.get("body", ""), "submittedAt": r.get("submitted_at")}
-               for r in record.get("reviews") or []]
-    issues = [{"number": i["number"], "title": i.get("title", ""), "state": i.get("state"),
-               "url": i.get("url"), "body": i.get("body") or ""}
-              for i in record.get("linked_issues") or []]
+    files = [
+        {
+            "path": f["path"],
+            "additions": f["additions"],
+            "deletions": f["deletions"],
+            "changeType": CHANGE_TYPES[f["status"]],
+        }
+        for f in record.get("files") or []
+    ]
+    commits = [
+        {
+            "commit": {
+                "oid": c["sha"],
+                "message": c.get("message", ""),
+                "committedDate": c.get("committed_at"),
+                "author": {
+                    "name": c.get("author") or "Some One",
+                    "user": {"login": c["author"]} if c.get("author") else None,
+                },
+            }
+        }
+        for c in record.get("commits") or []
+    ]
+    reviews = [
+        {
+            "author": actor(r.get("author"), r.get("author_type", "User")),
+            "state": r["state"],
+            "body": r.get("body", ""),
+            "submittedAt": r.get("submitted_at"),
+        }
+        for r in record.get("reviews") or []
+    ]
+    issues = [
+        {
+            "number": i["number"],
+            "title": i.get("title", ""),
+            "state": i.get("state"),
+            "url": i.get("url"),
+            "body": i.get("body") or "",
+        }
+        for i in record.get("linked_issues") or []
+    ]
     checks = [_context_node(c) for c in record.get("checks") or []]
     return {
-        "__typename": "PullRequest", "id": f"PR_{number}", "number": number,
-        "title": record["title"], "url": record.get("url"), "body": record.get("body") or "",
-        "state": "MERGED", "isDraft": record.get("draft", False),
-        "createdAt": record.get("created_at"), "updatedAt": record.get("updated_at"),
-        "mergedAt": record.get("merged_at"), "baseRefName": record.get("base_ref"),
-        "headRefName": record.get("head_ref"), "headRefOid": record.get("head_sha"),
-        "mergeCommit": {"oid": record["merge_commit_sha"]} if record.get("merge_commit_sha") else None,
+        "__typename": "PullRequest",
+        "id": f"PR_{number}",
+        "number": number,
+        "title": record["title"],
+        "url": record.get("url"),
+        "body": record.get("body") or "",
+        "state": "MERGED",
+        "isDraft": record.get("draft", False),
+        "createdAt": record.get("created_at"),
+        "updatedAt": record.get("updated_at"),
+        "mergedAt": record.get("merged_at"),
+        "baseRefName": record.get("base_ref"),
+        "headRefName": record.get("head_ref"),
+        "headRefOid": record.get("head_sha"),
+        "mergeCommit": {"oid": record["merge_commit_sha"]}
+        if record.get("merge_commit_sha")
+        else None,
         "author": actor(record.get("author")),
-        "additions": record.get("additions", 0), "deletions": record.get("deletions", 0),
+        "additions": record.get("additions", 0),
+        "deletions": record.get("deletions", 0),
         "changedFiles": record.get("changed_files", 0),
         "labels": connection([{"name": label} for label in record.get("labels") or []]),
-        "files": connection(files), "commits": connection(commits),
-        "reviews": connection(reviews), "reviewThreads": connection(thread_nodes(record)),
+        "files": connection(files),
+        "commits": connection(commits),
+        "reviews": connection(reviews),
+        "reviewThreads": connection(thread_nodes(record)),
         "comments": connection([_comment_node(c) for c in record.get("comments") or []]),
         "closingIssuesReferences": connection(issues),
-        "statusCheckRollup": {"state": "SUCCESS", "contexts": connection(checks)} if checks else None,
+        "statusCheckRollup": {"state": "SUCCESS", "contexts": connection(checks)}
+        if checks
+        else None,
     }
 
 
@@ -777,8 +931,11 @@ def rest_files(record: dict[str, Any]) -> list[dict[str, Any]]:
     items = []
     for f in record.get("files") or []:
         item: dict[str, Any] = {
-            "sha": _blob(f["path"], "blob"), "filename": f["path"], "status": f["status"],
-            "additions": f["additions"], "deletions": f["deletions"],
+            "sha": _blob(f["path"], "blob"),
+            "filename": f["path"],
+            "status": f["status"],
+            "additions": f["additions"],
+            "deletions": f["deletions"],
             "changes": f["additions"] + f["deletions"],
             "blob_url": f"https://github.com/{REPO}/blob/{record.get('head_sha')}/{f['path']}",
             "raw_url": f"https://github.com/{REPO}/raw/{record.get('head_sha')}/{f['path']}",
@@ -795,16 +952,25 @@ def rest_files(record: dict[str, Any]) -> list[dict[str, Any]]:
 def rest_pull(record: dict[str, Any], repo: str) -> dict[str, Any]:
     number = record["number"]
     return {
-        "url": f"https://api.github.com/repos/{repo}/pulls/{number}", "number": number,
-        "html_url": record.get("url"), "state": "closed", "title": record["title"],
-        "user": _user(record.get("author")), "body": record.get("body"),
+        "url": f"https://api.github.com/repos/{repo}/pulls/{number}",
+        "number": number,
+        "html_url": record.get("url"),
+        "state": "closed",
+        "title": record["title"],
+        "user": _user(record.get("author")),
+        "body": record.get("body"),
         "labels": [{"name": label} for label in record.get("labels") or []],
-        "created_at": record.get("created_at"), "updated_at": record.get("updated_at"),
-        "closed_at": record.get("merged_at"), "merged_at": record.get("merged_at"),
-        "merge_commit_sha": record.get("merge_commit_sha"), "draft": record.get("draft", False),
+        "created_at": record.get("created_at"),
+        "updated_at": record.get("updated_at"),
+        "closed_at": record.get("merged_at"),
+        "merged_at": record.get("merged_at"),
+        "merge_commit_sha": record.get("merge_commit_sha"),
+        "draft": record.get("draft", False),
         "head": {"ref": record.get("head_ref"), "sha": record.get("head_sha")},
-        "base": {"ref": record.get("base_ref")}, "merged": True,
-        "additions": record.get("additions"), "deletions": record.get("deletions"),
+        "base": {"ref": record.get("base_ref")},
+        "merged": True,
+        "additions": record.get("additions"),
+        "deletions": record.get("deletions"),
         "changed_files": record.get("changed_files"),
         "commits": len(record.get("commits") or []),
         "comments": len(record.get("comments") or []),
@@ -812,47 +978,86 @@ def rest_pull(record: dict[str, Any], repo: str) -> dict[str, Any]:
 
 
 def rest_reviews(record: dict[str, Any], repo: str) -> list[dict[str, Any]]:
-    return [{"user": _user(r.get("author"), r.get("author_type", "User")), "body": r.get("body"),
-             "state": r["state"], "submitted_at": r.get("submitted_at")}
-            for r in record.get("reviews") or []]
+    return [
+        {
+            "user": _user(r.get("author"), r.get("author_type", "User")),
+            "body": r.get("body"),
+            "state": r["state"],
+            "submitted_at": r.get("submitted_at"),
+        }
+        for r in record.get("reviews") or []
+    ]
 
 
 def rest_review_comments(record: dict[str, Any], repo: str) -> list[dict[str, Any]]:
-    return [{"user": _user(c.get("author"), c.get("author_type", "User")), "body": c.get("body"),
-             "path": t.get("path"), "line": t.get("line"), "diff_hunk": t.get("diff_hunk"),
-             "created_at": c.get("created_at")}
-            for t in record.get("review_threads") or [] for c in t["comments"]]
+    return [
+        {
+            "user": _user(c.get("author"), c.get("author_type", "User")),
+            "body": c.get("body"),
+            "path": t.get("path"),
+            "line": t.get("line"),
+            "diff_hunk": t.get("diff_hunk"),
+            "created_at": c.get("created_at"),
+        }
+        for t in record.get("review_threads") or []
+        for c in t["comments"]
+    ]
 
 
 def rest_issue_comments(record: dict[str, Any], repo: str) -> list[dict[str, Any]]:
-    return [{"user": _user(c.get("author"), c.get("author_type", "User")), "body": c.get("body"),
-             "created_at": c.get("created_at")} for c in record.get("comments") or []]
+    return [
+        {
+            "user": _user(c.get("author"), c.get("author_type", "User")),
+            "body": c.get("body"),
+            "created_at": c.get("created_at"),
+        }
+        for c in record.get("comments") or []
+    ]
 
 
 def rest_commits(record: dict[str, Any], repo: str) -> list[dict[str, Any]]:
-    return [{"sha": c["sha"], "commit": {"message": c.get("message"),
-                                         "committer": {"date": c.get("committed_at")}},
-             "author": _user(c.get("author"))} for c in record.get("commits") or []]
+    return [
+        {
+            "sha": c["sha"],
+            "commit": {"message": c.get("message"), "committer": {"date": c.get("committed_at")}},
+            "author": _user(c.get("author")),
+        }
+        for c in record.get("commits") or []
+    ]
 
 
 def rest_check_runs(record: dict[str, Any], repo: str) -> dict[str, Any]:
-    runs = [{"name": c["name"], "status": (c.get("status") or "").lower(),
-             "conclusion": (c.get("conclusion") or "").lower() or None}
-            for c in record.get("checks") or [] if _context_node(c)["__typename"] == "CheckRun"]
+    runs = [
+        {
+            "name": c["name"],
+            "status": (c.get("status") or "").lower(),
+            "conclusion": (c.get("conclusion") or "").lower() or None,
+        }
+        for c in record.get("checks") or []
+        if _context_node(c)["__typename"] == "CheckRun"
+    ]
     return {"total_count": len(runs), "check_runs": runs}
 
 
 def rest_status(record: dict[str, Any], repo: str) -> dict[str, Any]:
-    statuses = [{"context": c["name"], "state": (c.get("conclusion") or "pending").lower()}
-                for c in record.get("checks") or []
-                if _context_node(c)["__typename"] == "StatusContext"]
-    return {"state": "success", "statuses": statuses, "total_count": len(statuses),
-            "sha": record.get("head_sha")}
+    statuses = [
+        {"context": c["name"], "state": (c.get("conclusion") or "pending").lower()}
+        for c in record.get("checks") or []
+        if _context_node(c)["__typename"] == "StatusContext"
+    ]
+    return {
+        "state": "success",
+        "statuses": statuses,
+        "total_count": len(statuses),
+        "sha": record.get("head_sha"),
+    }
 
 
 def rest_timeline(record: dict[str, Any], repo: str) -> list[dict[str, Any]]:
-    events = [{"event": "cross-referenced", "source": {"issue": {"number": i["number"]}}}
-              for i in record.get("linked_issues") or []]
+    events = [
+        {"event": "cross-referenced", "source": {"issue": {"number": i["number"]}}}
+        for i in record.get("linked_issues") or []
+    ]
     return [*events, {"event": "merged", "commit_id": record.get("merge_commit_sha")}]
 
 
@@ -877,13 +1082,13 @@ class _Handler(BaseHTTPRequestHandler):
         # headers and body go out in two writes; without NODELAY each answer waits ~40 ms
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests read the fake's request log instead."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._serve("GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._serve("POST")
 
     def _serve(self, method: str) -> None:

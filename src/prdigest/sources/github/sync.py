@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ...errors import SourceError, UpstreamError
+from ...errors import NotFoundError, SourceError, UpstreamError
 from ...records import PullRequest
 from ...store import Store
 from ...store.github_state import DETAIL, DONE, FetchState, GitHubSyncState
@@ -394,9 +394,10 @@ class WindowSync:
         return texts
 
     def _stored_record(self, number: int) -> PullRequest | None:
-        if number not in self.store.stored_versions(self.repo):
+        try:
+            return self.store.get_pr(self.repo, number)
+        except NotFoundError:
             return None
-        return self.store.get_pr(self.repo, number)
 
 
 def sync_window(
