@@ -14,6 +14,7 @@ lint:
 # Benchmarks print their figures; see bench/README.md.
 bench:
     python bench/bench_analyze.py
+    python bench/bench_github.py
 
 # Regenerate the bundled sample from tests/fixtures/prs.
 samples:
