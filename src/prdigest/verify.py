@@ -45,7 +45,7 @@ _MARKDOWN = re.compile(
     re.M,
 )
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CALL = re.compile(r"^([\w.:]+)\s*\(.*\)$")
 
 SMALL_COUNT = 10
@@ -53,6 +53,7 @@ PARAGRAPH_BOUNDS = {"deep": (100, 650), "short": (30, 400)}
 PARAGRAPH_BOUNDS_EN = {"deep": (200, 2200), "short": (60, 1200)}
 TITLE_BOUNDS = {"zh": (6, 60), "en": (10, 140)}
 MIN_CHINESE_SHARE = 0.5
+LATIN_WORD_WEIGHT = 2
 MAX_CHINESE_SHARE_EN = 0.05
 
 # Most specific first: "不必精读" must win over "精读", "中等优先级精读" over "值得精读".
@@ -242,11 +243,12 @@ def _unit(rest: str) -> str:
 
 
 def chinese_share(text: str) -> float:
-    """CJK characters among CJK + Latin letters, outside code, paths, logins and URLs."""
+    """Share of Chinese in prose: CJK characters against Latin words weighted ×2 (an English
+    word says about as much as two Chinese characters), outside code, paths, logins and URLs."""
     plain = _LOGIN.sub(" ", _PATH.sub(" ", _outside_code(text)))
     plain = re.sub(r"https?://\S+", " ", plain)
     cjk = len(_CJK.findall(plain))
-    latin = len(_LATIN.findall(plain))
+    latin = LATIN_WORD_WEIGHT * len(_LATIN_WORD.findall(plain))
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 

@@ -9,11 +9,14 @@ checks that a migrated database matches this metadata, so the two cannot drift.
   (``pr_hash``, ``analyzer``, ``preset``, ``triage``); a stale row is simply recomputed.
 * ``entries``: written entries keyed by everything that shapes them (``entry_key``), so a change
   of writer, model, prompt or language writes only what it must.
+* ``llm_usage``: tokens and calls of each LLM write (``number`` is NULL for a batched titles
+  request), grouped by ``run_id``, so cost can be summed per run, repo or writer.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import (
+    Boolean,
     Column,
     DateTime,
     Integer,
@@ -83,4 +86,22 @@ entries = Table(
     Column("payload", Text, nullable=False),
     Column("created_at", DateTime(), nullable=False),
     UniqueConstraint("repo", "number", "entry_key", name="uq_entries_key"),
+)
+
+llm_usage = Table(
+    "llm_usage",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(32), nullable=False, index=True),
+    Column("repo", String(200), nullable=False, index=True),
+    Column("number", Integer),
+    Column("purpose", String(20), nullable=False),
+    Column("writer", String(300), nullable=False),
+    Column("entry_key", String(64)),
+    Column("prompt_tokens", Integer, nullable=False),
+    Column("completion_tokens", Integer, nullable=False),
+    Column("calls", Integer, nullable=False),
+    Column("outcome", String(20), nullable=False),
+    Column("estimated", Boolean, nullable=False),
+    Column("created_at", DateTime(), nullable=False),
 )
