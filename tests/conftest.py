@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from prdigest.analyze import analyze
+from prdigest.digest import DigestOptions, build_digest
 from prdigest.models import Assessment, Dossier
 from prdigest.presets import load_preset
 from prdigest.records import PullRequest, parse_record
 from prdigest.store import Store, open_store
 from prdigest.triage import assess
+from prdigest.window import day_window
 from prdigest.write.template import TemplateWriter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "prs"
@@ -48,8 +52,22 @@ def good_paragraph(number: int) -> str:
     return entry.paragraph
 
 
+@pytest.fixture(scope="session")
+def pristine_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated database holding every fixture PR, built once and copied per test."""
+    path = tmp_path_factory.mktemp("pristine") / "fixtures.sqlite3"
+    with open_store(path) as built:
+        built.upsert_prs(fixture_prs())
+        for day in ("2026-06-09", "2026-06-10", "2026-06-11"):  # store dossiers and verdicts
+            options = DigestOptions(repo=REPO, window=day_window(day))
+            build_digest(built, options, TemplateWriter())
+    return path
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    opened = open_store(tmp_path / "test.sqlite3")
-    opened.upsert_prs(fixture_prs())
-    return opened
+def store(tmp_path: Path, pristine_db: Path) -> Iterator[Store]:
+    target = tmp_path / "test.sqlite3"
+    shutil.copyfile(pristine_db, target)
+    opened = open_store(target)
+    yield opened
+    opened.close()

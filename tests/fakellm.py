@@ -89,19 +89,19 @@ def completion_body(reply: Reply, model: str) -> dict[str, Any]:
     if not reply.empty_choices:
         message = {"role": "assistant", "content": reply.content}
         choices = [{"index": 0, "message": message, "finish_reason": "stop"}]
-    usage = reply.usage or {
-        "prompt_tokens": 1000,
-        "completion_tokens": 200,
-        "total_tokens": 1200,
-    }
-    return {
+    usage = reply.usage
+    if usage is None:
+        usage = {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200}
+    body: dict[str, Any] = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 1_780_000_000,
         "model": model,
         "choices": choices,
-        "usage": usage,
     }
+    if usage:  # Reply(usage={}) plays a server that reports no usage
+        body["usage"] = usage
+    return body
 
 
 class FakeLLM:
@@ -114,7 +114,9 @@ class FakeLLM:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -138,6 +140,7 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out without delayed-ACK stalls
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
@@ -174,3 +177,34 @@ class FakeLLM:
                     pass  # the client gave up (a timeout test)
 
         return Handler
+
+
+Step = Reply | Callable[[Call], Reply]
+
+
+class Scripted:
+    """Replies per PR in order (the last one repeats); ``default`` for unscripted PRs and the
+    titles batch. Thread-safe: the server answers concurrent requests."""
+
+    def __init__(
+        self,
+        default: Callable[[Call], Reply],
+        per_pr: dict[int, list[Step]] | None = None,
+        titles: list[Step] | None = None,
+    ) -> None:
+        self.default = default
+        self.per_pr = per_pr or {}
+        self.titles = titles or []
+        self.seen: dict[object, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, call: Call) -> Reply:
+        key: object = "titles" if call.is_titles else call.pr_number
+        steps = self.titles if call.is_titles else self.per_pr.get(call.pr_number or -1, [])
+        with self._lock:
+            index = self.seen.get(key, 0)
+            self.seen[key] = index + 1
+        if not steps:
+            return self.default(call)
+        step = steps[min(index, len(steps) - 1)]
+        return step(call) if callable(step) else step

@@ -40,6 +40,10 @@ _LOGIN = re.compile(r"(?<![\w`/.])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])
 _URL = re.compile(r"https?://|www\.", re.I)
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)")
 _UNIT_AFTER = re.compile(r"^\s*(?:%|％|x\b|×|倍|ms|μs|us|s\b|秒|毫秒|GB|MB|KB|GiB|MiB|TB|k\b|K\b)")
+_UNIT_FIGURE = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*[-~–～到至]\s*(\d+(?:[.,]\d+)*))?"
+    r"\s*(?:%|％|x\b|×|倍|ms|μs|us|s\b|秒|毫秒|GB|MB|KB|GiB|MiB|TB|k\b|K\b)"
+)
 _MARKDOWN = re.compile(
     r"\*\*|__|```|\[[^\]]+\]\([^)]+\)|^\s{0,3}#{1,6}\s|^\s*[-*+]\s|\|\s*-{3,}|<[A-Za-z/][^>]*>",
     re.M,
@@ -161,6 +165,12 @@ class Grounds:
         self.logins = {_login_key(x) for x in logins if x}
         self.numbers = _numbers(self.text) | _numbers(dossier.model_dump_json())
         self.numbers |= {str(pr.number), str(dossier.additions + dossier.deletions)}
+        # a figure with a unit (37%, 2x, 15 ms) must be stated as such, not just any number
+        self.figures: set[str] = set()
+        for match in _UNIT_FIGURE.finditer(
+            self.text + "\n" + " ".join(c.figure for c in dossier.claims)
+        ):
+            self.figures |= _numbers(" ".join(g for g in match.groups() if g))
 
     def has_name(self, name: str) -> bool:
         name = name.strip().strip("'\"")
@@ -180,8 +190,9 @@ class Grounds:
     def has_login(self, login: str) -> bool:
         return _login_key(login) in self.logins or f"@{login}" in self.code
 
-    def has_number(self, number: str) -> bool:
-        return number in self.numbers or number.replace(",", "") in self.numbers
+    def has_number(self, number: str, *, unit: bool = False) -> bool:
+        pool = self.figures if unit else self.numbers
+        return number in pool or number.replace(",", "") in pool
 
 
 def _parts(candidates: set[str]) -> list[str]:
@@ -224,7 +235,7 @@ def _grounding(text: str, field: Field, grounds: Grounds) -> list[Problem]:
         number = match.group(1)
         unit = _UNIT_AFTER.match(scrubbed[match.end() :]) is not None
         small = number.isdigit() and int(number) <= SMALL_COUNT and not unit
-        if not small and not grounds.has_number(number):
+        if not small and not grounds.has_number(number, unit=unit):
             add("unknown_figure", number + (_unit(scrubbed[match.end() :]) if unit else ""))
     return problems
 
