@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import analyzed, fixture_prs
-
 from prdigest.models import Level
 from prdigest.records import FileChange, PullRequest
 from prdigest.write.llm.budget import clip_to_tokens, diff_slice, estimate_tokens, rank_hunks

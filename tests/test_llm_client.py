@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from fakellm import Call, FakeLLM, Reply
 
+from fakellm import Call, FakeLLM, Reply
 from prdigest.errors import (
     LLMResponseError,
     LLMTimeoutError,
@@ -29,7 +29,10 @@ MESSAGES = ({"role": "user", "content": "hi"},)
         ('{"a": 1}', {"a": 1}),
         ('```json\n{"a": 1}\n```', {"a": 1}),
         ('Here you go:\n```\n{"a": [1, 2]}\n```\nDone.', {"a": [1, 2]}),
-        ('Sure! {"title": "标题", "n": {"x": 1}} hope this helps', {"title": "标题", "n": {"x": 1}}),
+        (
+            'Sure! {"title": "标题", "n": {"x": 1}} hope this helps',
+            {"title": "标题", "n": {"x": 1}},
+        ),
         ('<think>{"draft": 0} let me think</think>{"a": 2}', {"a": 2}),
         ("[1, 2, 3]", None),
         ('{"a": 1', None),

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO, analyzed, fixture_prs, good_paragraph, good_title
 from fakellm import Call, FakeLLM, Reply, Scripted, entry_json, titles_json
-
 from prdigest.digest import DigestOptions, DigestRun, run_digest
 from prdigest.models import Entry
 from prdigest.records import PullRequest
@@ -263,7 +263,9 @@ def test_titles_batch_failures_fall_back_per_title(store: Store) -> None:
     assert len([c for c in fake.calls if c.is_titles]) == 2  # the batch and one repair
 
 
-def test_the_key_never_leaks(store: Store, caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+def test_the_key_never_leaks(
+    store: Store, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
     caplog.set_level(logging.DEBUG)
     w = writer("http://127.0.0.1:9/v1", max_retries=1)  # nothing listens there
     assert SECRET not in repr(w) and SECRET not in str(w.settings)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import analyzed, fixture_prs, good_paragraph
 
+from conftest import analyzed, fixture_prs, good_paragraph
 from prdigest.models import Level
 from prdigest.verify import Grounds, chinese_share, verdict_of, verify_entry, verify_title
 from prdigest.write.llm.prompt import verdict_phrase

@@ -123,7 +123,8 @@ def llm_check() -> None:
     click.echo(f"model:     {settings.model} at {settings.base_url}")
     click.echo(f"latency:   {result.latency_s * 1000:.0f} ms")
     click.echo(f"JSON mode: {'yes' if result.json_mode else 'no (tolerant parsing is used)'}")
-    click.echo(f"reply:     {'ok' if result.reply_ok else 'unexpected: ' + result.reply[:80]!r}")
+    reply = "ok" if result.reply_ok else f"unexpected: {result.reply[:80]!r}"
+    click.echo(f"reply:     {reply}")
 
 
 @cli.command("eval")

@@ -182,9 +182,12 @@ class LLMWriter:
                 for i in range(0, len(listed), TITLES_PER_REQUEST)
             ]
             title_jobs = [self._titles(client, chunk, lang, ledger) for chunk in chunks]
+            # titles first: their request is small, and scheduled first it is not starved by
+            # the paragraph requests' budget reservations; both run concurrently
+            titles_future = asyncio.gather(*title_jobs)
             singles = await asyncio.gather(*jobs)
-            groups = await asyncio.gather(*title_jobs)
-        outcomes = list(singles) + [o for group in groups for o in group]
+            titled = await titles_future
+        outcomes = [o for group in titled for o in group] + list(singles)
         return self._result(requests, outcomes, ledger)
 
     def _result(
