@@ -218,15 +218,23 @@ def _deletion_only(text: str) -> bool:
     )
 
 
-def _names_in(text: str, names: Iterable[str]) -> int:
-    return sum(1 for name in names if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text))
+def _name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """One alternation for all names (longest first), so a hunk is scanned once."""
+    ordered = sorted(set(names), key=len, reverse=True)
+    if not ordered:
+        return None
+    return re.compile(r"(?<!\w)(" + "|".join(map(re.escape, ordered)) + r")(?!\w)")
+
+
+def _names_in(text: str, pattern: re.Pattern[str] | None) -> int:
+    return len(set(pattern.findall(text))) if pattern else 0
 
 
 def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
     """Every hunk of the PR with its tier, most relevant first."""
     facts = {f.path: f for f in d.files}
-    source_names = {s.name for s in d.symbols if not s.in_test and len(s.name) > 2}
-    test_names = {t.name for t in d.tests} | {s.name for s in d.symbols if s.in_test}
+    source_names = _name_pattern(s.name for s in d.symbols if not s.in_test and len(s.name) > 2)
+    test_names = _name_pattern([t.name for t in d.tests] + [s.name for s in d.symbols if s.in_test])
     hunks: list[Hunk] = []
     for index, change in enumerate(pr.files or ()):
         if not change.patch:

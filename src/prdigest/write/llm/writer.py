@@ -175,8 +175,18 @@ class LLMWriter:
         style = self.style_text
         deep = [r for r in requests if r.paragraph and r.assessment.level is not Level.LIST_ONLY]
         listed = [r for r in requests if r not in deep]
+        # Prompt building and verification are CPU work on the event loop: building every
+        # prompt up front would delay the first replies, building each only when an HTTP slot
+        # frees would put it on the critical path. Twice the HTTP limit keeps one prompt ready
+        # per slot while the others wait for the network.
+        slots = asyncio.Semaphore(2 * self.settings.concurrency)
+
+        async def paragraph(r: WriteRequest) -> _Outcome:
+            async with slots:
+                return await self._paragraph(client, r, lang, style, ledger)
+
         async with LLMClient(self.settings, http_client=http, sleep=self.sleep) as client:
-            jobs = [self._paragraph(client, r, lang, style, ledger) for r in deep]
+            jobs = [paragraph(r) for r in deep]
             chunks = [
                 listed[i : i + TITLES_PER_REQUEST]
                 for i in range(0, len(listed), TITLES_PER_REQUEST)
