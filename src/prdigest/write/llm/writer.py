@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from ...errors import LLMError, LLMResponseError
+from ...errors import LLMBudgetError, LLMError, LLMResponseError
 from ...models import Assessment, CodeRef, Dossier, Entry, Level
 from ...verify import Grounds, Problem, verify_entry, verify_title
 from .. import BatchResult, Lang, UsageRecord, WriteRequest
@@ -232,11 +232,14 @@ class LLMWriter:
         max_tokens: int,
         ledger: Ledger,
         pr: str,
-    ) -> Completion | None:
-        """One reply, or ``None`` when the cost budget refuses the request."""
+    ) -> Completion:
+        """One reply; :class:`LLMBudgetError` when the cost budget refuses the request."""
         estimate = sum(estimate_tokens(m["content"]) for m in messages) + max_tokens
         if not ledger.reserve(estimate):
-            return None
+            limit = ledger.limit or 0
+            raise LLMBudgetError(
+                f"cost budget of {limit} tokens reached", spent=ledger.spent, limit=limit
+            )
         completion: Completion | None = None
         try:
             completion = await client.complete_json(messages, max_tokens=max_tokens, pr=pr)
@@ -260,6 +263,8 @@ class LLMWriter:
                 completion = await self._call(
                     client, messages, self.settings.max_output_tokens, ledger, d.ref
                 )
+            except LLMBudgetError:
+                return self._failed(r, lang, tally, "budget", None)
             except LLMResponseError as exc:
                 if exc.status is not None or attempt == 2:
                     return self._failed(r, lang, tally, "error", str(exc))
@@ -267,8 +272,6 @@ class LLMWriter:
                 continue
             except LLMError as exc:
                 return self._failed(r, lang, tally, "error", str(exc))
-            if completion is None:
-                return self._failed(r, lang, tally, "budget", None)
             tally.add(completion)
             reply = _reply(completion.data, paragraph=True)
             problems = self._check(reply, grounds, a, lang, built.verdict)
@@ -340,13 +343,15 @@ class LLMWriter:
         tally = _Tally()
         messages: list[Message] = list(base)
         note: str | None = None
+        refused = False
         for _attempt in (1, 2):
             try:
                 completion = await self._call(client, messages, max_tokens, ledger, "titles")
+            except LLMBudgetError:
+                refused = True
+                break
             except LLMError as exc:
                 note = f"titles: {exc}"
-                break
-            if completion is None:
                 break
             tally.add(completion)
             problems = self._title_problems(completion.data, pending, grounds, titles, lang)
@@ -357,7 +362,7 @@ class LLMWriter:
                 {"role": "assistant", "content": completion.content},
                 p.titles_repair_message(problems, lang),
             ]
-        return self._title_outcomes(chunk, titles, tally, ledger, lang, note)
+        return self._title_outcomes(chunk, titles, tally, refused, lang, note)
 
     def _title_problems(
         self,
@@ -395,11 +400,13 @@ class LLMWriter:
         chunk: Sequence[WriteRequest],
         titles: dict[int, str],
         tally: _Tally,
-        ledger: Ledger,
+        refused: bool,
         lang: Lang,
         note: str | None,
     ) -> list[_Outcome]:
-        failed_call = note is not None or tally.calls == 0
+        """One outcome per PR; a fallback title is cacheable only when the model was asked and
+        answered (not after a network fault or a budget refusal: a re-run should try again)."""
+        retry_later = note is not None or refused
         outcome = "error" if note else ("budget" if tally.calls == 0 else "verified")
         if outcome == "verified" and len(titles) < len(chunk):
             outcome = "partial"
@@ -427,13 +434,10 @@ class LLMWriter:
                 )
             else:
                 entry = self._fallback(r, lang, paragraph=r.paragraph)
+            cacheable = d.number in titles or not retry_later
+            first = index == 0
             outcomes.append(
-                _Outcome(
-                    entry,
-                    not failed_call,
-                    usage if index == 0 else None,
-                    note if index == 0 else None,
-                )
+                _Outcome(entry, cacheable, usage if first else None, note if first else None)
             )
         return outcomes
 
