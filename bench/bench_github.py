@@ -24,6 +24,10 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from prdigest.records import parse_record  # noqa: E402
+from prdigest.sources.github import sync_window  # noqa: E402
+from prdigest.store import open_store  # noqa: E402
+
 from fakegithub import (  # noqa: E402
     REPO,
     WINDOW_END,
@@ -33,9 +37,6 @@ from fakegithub import (  # noqa: E402
     github_schema,
     window_records,
 )
-from prdigest.records import parse_record  # noqa: E402
-from prdigest.sources.github import sync_window  # noqa: E402
-from prdigest.store import open_store  # noqa: E402
 
 PER_PR = ("", "/files", "/reviews", "/comments", "/commits")
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from fakegithub import REPO, FakeClock, FakeGitHub, window_records
 from prdigest.cli import main
 from prdigest.store import open_store
+
+from fakegithub import REPO, FakeClock, FakeGitHub, window_records
 
 WINDOW = ["--since", "2026-06-10T00:00:00Z", "--until", "2026-06-11T00:00:00Z"]
 RECORDS = window_records(12)

@@ -7,12 +7,13 @@ import pickle
 import httpx
 import pytest
 
-from fakegithub import FakeGitHub, client_for, window_records
 from prdigest.errors import AuthError, ConfigError, RateLimitError, UpstreamError
 from prdigest.sources.github import Endpoints, GitHubClient, Token
 from prdigest.sources.github.client import DIFF_ACCEPT
 from prdigest.sources.github.limits import Kind
 from prdigest.sources.github.queries import LIST_QUERY
+
+from fakegithub import FakeGitHub, client_for, window_records
 
 RECORDS = window_records(3)
 PR = RECORDS[0]["number"]

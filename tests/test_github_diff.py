@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakegithub import load_fixtures
-from fakegithub.server import build_diff, git_quote
 from prdigest.errors import UpstreamError
 from prdigest.sources.github.diff import FileDiff, count_hunk_lines, split_diff, unquote
+
+from fakegithub import load_fixtures
+from fakegithub.server import build_diff, git_quote
 
 DIFF = """\
 diff --git a/vllm/engine.py b/vllm/engine.py

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from graphql import parse, validate
 
-from fakegithub import github_schema
 from prdigest.sources.github.queries import (
     FRAGMENTS,
     Connection,
@@ -15,6 +14,8 @@ from prdigest.sources.github.queries import (
     pages_query,
     with_fragments,
 )
+
+from fakegithub import github_schema
 
 DOCUMENTS = list(all_documents(max_batch=50))  # 50: the largest --batch-size
 

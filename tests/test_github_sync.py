@@ -18,6 +18,12 @@ import pytest
 from graphql import parse, validate
 from sqlalchemy import func, select
 
+from prdigest.errors import AuthError, RateLimitError, UpstreamError
+from prdigest.records import parse_record
+from prdigest.sources.github import sync as sync_module
+from prdigest.sources.github import sync_window
+from prdigest.store import Store, open_store, schema
+
 from fakegithub import (
     REPO,
     WINDOW_END,
@@ -27,11 +33,6 @@ from fakegithub import (
     github_schema,
     window_records,
 )
-from prdigest.errors import AuthError, RateLimitError, UpstreamError
-from prdigest.records import parse_record
-from prdigest.sources.github import sync as sync_module
-from prdigest.sources.github import sync_window
-from prdigest.store import Store, open_store, schema
 
 
 class Killed(BaseException):

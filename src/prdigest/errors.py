@@ -14,10 +14,15 @@ Hierarchy::
     │   └── ImportLineError       one JSONL line is invalid (names the line number)
     ├── StorageError              the database cannot be opened, migrated or written
     ├── NotFoundError             a PR, repository or digest that is not in the store
-    └── SourceError               a source (GitHub, git) failed
-        ├── AuthError             missing or rejected credentials
-        ├── RateLimitError        a rate limit that cannot be waited out now (says when to resume)
-        └── UpstreamError         the remote answered with an error or garbage
+    ├── SourceError               a source (GitHub, git) failed
+    │   ├── AuthError             missing or rejected credentials
+    │   ├── RateLimitError        a rate limit that cannot be waited out now (says when to resume)
+    │   └── UpstreamError         the remote answered with an error or garbage
+    └── LLMError                  the model endpoint failed (names the model and the PR)
+        ├── LLMTimeoutError       a request ran past its timeout on every attempt
+        ├── LLMUnavailableError   connection failures, 429 or 5xx after the bounded retries
+        ├── LLMResponseError      a reply that cannot be used: 4xx, no choice, no JSON, bad shape
+        └── LLMBudgetError        the run's cost budget (``--max-cost-tokens``) is spent
 
 Every error carries its context as keyword-only attributes so messages name the item.
 Secrets never enter an error: callers pass identifiers, never tokens or URLs with credentials.
@@ -118,3 +123,61 @@ class UpstreamError(SourceError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class LLMError(PrdigestError):
+    """The model endpoint failed; ``model`` and ``pr`` (``owner/name#N``) say where.
+
+    The API key is never part of the message: callers pass the model name and PR only.
+    """
+
+    exit_code = 9
+
+    def __init__(self, message: str, *, model: str | None = None, pr: str | None = None) -> None:
+        where = ", ".join(part for part in (model, pr) if part)
+        super().__init__(f"{message} ({where})" if where else message)
+        self.model = model
+        self.pr = pr
+
+
+class LLMTimeoutError(LLMError):
+    """A request ran past its timeout on every attempt."""
+
+
+class LLMUnavailableError(LLMError):
+    """Connection failures, rate limits (429) or server errors (5xx) outlasted the retries."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        pr: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, model=model, pr=pr)
+        self.status = status
+
+
+class LLMResponseError(LLMError):
+    """A reply that cannot be used: a 4xx status, no choice, no JSON object, a wrong shape."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        pr: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, model=model, pr=pr)
+        self.status = status
+
+
+class LLMBudgetError(LLMError):
+    """The run's cost budget is spent; the remaining entries come from the template writer."""
+
+    def __init__(self, message: str, *, spent: int, limit: int) -> None:
+        super().__init__(message)
+        self.spent = spent
+        self.limit = limit

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from ..digest import DigestOptions, build_digest, explain
+from ..digest import DigestOptions, build_digest, explain, run_digest
 from ..errors import ImportLineError
 from ..records import record_json_schema
 from ..render import render
@@ -18,6 +18,7 @@ from ..render.explain import explain_text
 from ..sources.jsonl import read_records, write_records
 from ..store import Store, UpsertResult
 from ..window import day_window
+from ..write import Writer
 from ..write.template import TemplateWriter
 from . import (
     as_lang,
@@ -30,6 +31,7 @@ from . import (
     progress_bar,
     window_options,
 )
+from .llm import make_llm_writer, report_run, writer_options
 
 SAMPLE_FILE = "vllm-sample.jsonl"
 SAMPLE_REPO = "vllm-project/vllm"
@@ -129,6 +131,7 @@ def schema() -> None:
 @cli.command()
 @window_options
 @digest_options
+@writer_options
 @db_option
 def digest(
     repo: str,
@@ -141,6 +144,10 @@ def digest(
     lang: str,
     out: Path | None,
     preset_path: Path | None,
+    writer: str,
+    style: Path | None,
+    budget_tokens: int | None,
+    max_cost_tokens: int | None,
     db: Path | None,
 ) -> None:
     """Digest the stored PRs merged in a window."""
@@ -152,9 +159,13 @@ def digest(
         lang=as_lang(lang),
         preset_path=preset_path,
     )
+    chosen: Writer = TemplateWriter()
+    if writer == "llm":
+        chosen = make_llm_writer(style, budget_tokens, max_cost_tokens)
     with opened(db) as store, progress_bar("digest") as progress:
-        result = build_digest(store, options, TemplateWriter(), progress)
-    emit(render(result, fmt), out)
+        result = run_digest(store, options, chosen, progress)
+    emit(render(result.digest, fmt), out)
+    report_run(result)
 
 
 @cli.command("explain")

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect, select, text
+from sqlalchemy import Connection, Engine, create_engine, delete, event, func, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import NotFoundError, StorageError
@@ -29,7 +29,10 @@ from ..records import PullRequest, parse_record
 from . import schema
 from .github_state import GitHubSyncState
 
-HEAD_REVISION = "0002"  # newest migration; a test keeps it equal to alembic's head
+if TYPE_CHECKING:
+    from ..write import UsageRecord
+
+HEAD_REVISION = "0003"  # newest migration; a test keeps it equal to alembic's head
 
 
 @dataclass(frozen=True)
@@ -362,6 +365,58 @@ class Store:
                 conn.execute(table.insert().values(**values))
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot store entry of {entry.repo}#{entry.number}") from exc
+
+    # -- LLM usage ------------------------------------------------------------------------------
+
+    def put_llm_usage(
+        self, run_id: str, repo: str, writer: str, usage: Iterable[UsageRecord]
+    ) -> None:
+        """Record what one run's model calls cost (no prompt or reply text, no key)."""
+        now = _utc_naive(datetime.now(UTC))
+        rows = [
+            {
+                "run_id": run_id,
+                "repo": repo,
+                "number": u.number,
+                "purpose": u.purpose,
+                "writer": writer,
+                "entry_key": u.entry_key,
+                "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "calls": u.calls,
+                "outcome": u.outcome,
+                "estimated": u.estimated,
+                "created_at": now,
+            }
+            for u in usage
+        ]
+        if not rows:
+            return
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(schema.llm_usage.insert(), rows)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot store LLM usage of {repo}") from exc
+
+    def llm_usage_totals(self, repo: str | None = None) -> dict[str, int]:
+        """Prompt tokens, completion tokens, calls and runs recorded (for one repo)."""
+        table = schema.llm_usage
+        query = select(
+            func.coalesce(func.sum(table.c.prompt_tokens), 0),
+            func.coalesce(func.sum(table.c.completion_tokens), 0),
+            func.coalesce(func.sum(table.c.calls), 0),
+            func.count(func.distinct(table.c.run_id)),
+        )
+        if repo:
+            query = query.where(table.c.repo == repo)
+        with self._engine.connect() as conn:
+            prompt, completion, calls, runs = conn.execute(query).one()
+        return {
+            "prompt_tokens": int(prompt),
+            "completion_tokens": int(completion),
+            "calls": int(calls),
+            "runs": int(runs),
+        }
 
     def _get_artefact(self, table: Any, repo: str, number: int, **versions: str) -> str | None:
         conditions = [table.c.repo == repo, table.c.number == number]

@@ -10,6 +10,8 @@ checks that a migrated database matches this metadata, so the two cannot drift.
 * ``entries``: written entries keyed by everything that shapes them (``entry_key``), so a change
   of writer, model, prompt or language writes only what it must.
 * ``github_*``: the checkpoints of the GitHub source (see the comment above those tables).
+* ``llm_usage``: tokens and calls of each LLM write (``number`` is NULL for a batched titles
+  request), grouped by ``run_id``, so cost can be summed per run, repo or writer.
 """
 
 from __future__ import annotations
@@ -127,4 +129,22 @@ github_pr_fetch = Table(
     Column("diff_etag", String(200)),
     Column("fetched_at", DateTime(), nullable=False),
     UniqueConstraint("repo", "number", name="uq_github_pr_fetch_repo_number"),
+)
+
+llm_usage = Table(
+    "llm_usage",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(32), nullable=False, index=True),
+    Column("repo", String(200), nullable=False, index=True),
+    Column("number", Integer),
+    Column("purpose", String(20), nullable=False),
+    Column("writer", String(300), nullable=False),
+    Column("entry_key", String(64)),
+    Column("prompt_tokens", Integer, nullable=False),
+    Column("completion_tokens", Integer, nullable=False),
+    Column("calls", Integer, nullable=False),
+    Column("outcome", String(20), nullable=False),
+    Column("estimated", Boolean, nullable=False),
+    Column("created_at", DateTime(), nullable=False),
 )

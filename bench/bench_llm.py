@@ -1,0 +1,146 @@
+"""LLM writer benchmarks (issue 5): prompt size, key-fact retention, concurrency.
+
+Run: python bench/bench_llm.py   (no network: a fake OpenAI-compatible server on loopback)
+
+1. Prompt tokens per PR (median, p95, max; estimated as the writer counts them) over the fixture
+   PRs and a synthetic set (each fixture scaled up: every patch repeated ×8, review threads ×6,
+   plus a 400-package lock file), with the share of each dossier's key facts that made it into
+   the prompt — for PRs whose whole data fits the budget (target 100%) and for the rest.
+2. Wall time of writing 100 PRs against the fake server with 500 ms latency per call at
+   concurrency 8, as a ratio to the ideal 100 / 8 × 0.5 s (target ≤ 1.3).
+
+Targets: median ≤ 6,000 and p95 ≤ 10,000 prompt tokens; retention 100% under budget.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+
+from prdigest.analyze import analyze  # noqa: E402
+from prdigest.models import Assessment, Dossier, Level  # noqa: E402
+from prdigest.presets import load_preset  # noqa: E402
+from prdigest.records import FileChange, PullRequest  # noqa: E402
+from prdigest.triage import assess  # noqa: E402
+from prdigest.write import WriteRequest  # noqa: E402
+from prdigest.write.llm import LLMSettings, LLMWriter  # noqa: E402
+from prdigest.write.llm.prompt import entry_prompt  # noqa: E402
+from prdigest.write.llm.style import default_reference, format_examples, pick_examples  # noqa: E402
+from prdigest.write.template import TemplateWriter  # noqa: E402
+
+from conftest import fixture_prs  # noqa: E402
+from fakellm import Call, FakeLLM, Reply, entry_json  # noqa: E402
+
+BUDGET = 8_000
+UNLIMITED = 10_000_000
+LATENCY_S = 0.5
+PRS = 100
+CONCURRENCY = 8
+
+
+def scaled(pr: PullRequest, patches: int = 8, threads: int = 6) -> PullRequest:
+    files = [
+        f.model_copy(update={"patch": "\n".join([f.patch] * patches) if f.patch else None})
+        for f in pr.files or ()
+    ]
+    lock = "@@ -1,800 +1,800 @@\n" + "\n".join(f"-pkg{i}==1.0\n+pkg{i}==1.1" for i in range(400))
+    files.append(FileChange(path="requirements/uv.lock", additions=400, deletions=400, patch=lock))
+    return pr.model_copy(
+        update={
+            "files": tuple(files),
+            "review_threads": tuple(pr.review_threads or ()) * threads,
+            "number": pr.number + 1_000_000,
+        }
+    )
+
+
+def analysed(pr: PullRequest) -> tuple[Dossier, Assessment]:
+    dossier = analyze(pr, load_preset(pr.repo), pr_version=pr.version_key)
+    return dossier, assess(dossier)
+
+
+def pct(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def prompt_figures(name: str, prs: list[PullRequest], style: str) -> None:
+    tokens: list[int] = []
+    fit: list[float] = []
+    over: list[float] = []
+    for pr in prs:
+        dossier, assessment = analysed(pr)
+        if assessment.level is Level.LIST_ONLY:
+            continue
+        built = entry_prompt(pr, dossier, assessment, lang="zh", style=style, budget_tokens=BUDGET)
+        whole = entry_prompt(
+            pr, dossier, assessment, lang="zh", style=style, budget_tokens=UNLIMITED
+        )
+        tokens.append(built.tokens)
+        kept = len(built.key_ids & built.fact_ids) / len(built.key_ids) if built.key_ids else 1.0
+        (fit if whole.tokens <= BUDGET else over).append(kept)
+    print(
+        f"{name:<10} {len(tokens):>3} PRs  prompt tokens median {statistics.median(tokens):>6,.0f}"
+        f"  p95 {pct(tokens, 0.95):>6,}  max {max(tokens):>6,}"
+    )
+    if fit:
+        print(f"{'':<10} key facts kept, {len(fit)} PRs within budget: {statistics.mean(fit):.1%}")
+    if over:
+        print(
+            f"{'':<10} key facts kept, {len(over)} PRs over budget:   {statistics.mean(over):.1%}"
+            f" (min {min(over):.1%})"
+        )
+
+
+def hundred_requests() -> tuple[list[WriteRequest], dict[int, str]]:
+    base = [p for p in fixture_prs() if analysed(p)[1].level is not Level.LIST_ONLY]
+    requests: list[WriteRequest] = []
+    replies: dict[int, str] = {}
+    template = TemplateWriter()
+    for index in range(PRS):
+        source = base[index % len(base)]
+        pr = source.model_copy(update={"number": 200_000 + index})
+        dossier, assessment = analysed(pr)
+        entry = template.write(dossier, assessment, lang="zh", paragraph=True)
+        replies[pr.number] = entry_json("改动要点：" + pr.title[:12].strip("[]"), entry.paragraph)
+        requests.append(WriteRequest(pr, dossier, assessment, True, f"k{index}"))
+    return requests, replies
+
+
+def concurrency_figures() -> None:
+    requests, replies = hundred_requests()
+
+    def respond(call: Call) -> Reply:
+        return Reply(replies[call.pr_number or 0])
+
+    with FakeLLM(respond, latency=LATENCY_S) as fake:
+        settings = LLMSettings(base_url=fake.url, model="bench", concurrency=CONCURRENCY)
+        writer = LLMWriter(settings)
+        started = time.perf_counter()
+        result = writer.write_batch(requests, lang="zh")
+        wall = time.perf_counter() - started
+    ideal = PRS / CONCURRENCY * LATENCY_S
+    verified = sum(1 for u in result.usage if u.outcome == "verified")
+    print(
+        f"write {PRS} PRs, {LATENCY_S * 1000:.0f} ms/call, concurrency {CONCURRENCY}: "
+        f"{wall:.2f} s vs ideal {ideal:.2f} s → ratio {wall / ideal:.2f} "
+        f"({len(fake.calls)} calls, {verified} verified)"
+    )
+
+
+def main() -> None:
+    style = format_examples(pick_examples(default_reference()))
+    fixtures = list(fixture_prs())
+    print(f"prompt budget {BUDGET:,} estimated tokens per PR")
+    prompt_figures("fixtures", fixtures, style)
+    prompt_figures("synthetic", [scaled(p) for p in fixtures], style)
+    concurrency_figures()
+
+
+if __name__ == "__main__":
+    main()

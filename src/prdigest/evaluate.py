@@ -1,0 +1,259 @@
+"""Compare generated entries with a human-written reference digest (``prdigest eval``).
+
+Inputs: a reference digest in the text layout (DESIGN §4), a map from its entries to PR numbers,
+and the ``--format json`` output of ``prdigest digest``. Measures, per entry and over all:
+
+* verdict agreement — the reference verdict parsed from its Chinese phrase (值得精读 / 值得选读 /
+  值得中等优先级精读 / 快速浏览 / 无需精读; a title without paragraph is ``list_only``) against the
+  generated level (``list_only`` when the generated entry has no paragraph);
+* recall and precision of backticked names — names normalised: ``()`` dropped, ``a::b`` split,
+  paths reduced to their file name;
+* recall of people — ``@login`` in the reference, and bare logins of the PR's participants when
+  they are known (``participants``, e.g. from the store);
+* recall of figures — numbers outside code (``(1)`` enumerations and ``#N`` references aside);
+* title overlap — Jaccard similarity of character bigrams (spaces and punctuation removed).
+
+Recall and precision are micro-averaged (summed over entries); title overlap is the mean.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .models import Level
+from .write.llm.style import Reference, ReferenceEntry
+
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_LOGIN = re.compile(r"(?<![\w`/.])@([A-Za-z0-9][A-Za-z0-9-]{0,38})")
+_NUMBER = re.compile(r"(?<![\w.#])(\d+(?:[.,]\d+)*)(?![\w])")
+_ENUM = re.compile(r"[(（]\s*\d{1,2}\s*[)）]")
+_TITLE_NOISE = re.compile(r"[\s\W_]+", re.U)
+
+
+@dataclass(frozen=True)
+class EntryScore:
+    number: int
+    ref_title: str
+    gen_title: str | None
+    ref_level: str | None
+    gen_level: str | None
+    verdict_match: bool | None  # None: not comparable (no generated entry, no ref verdict)
+    names_ref: int
+    names_gen: int
+    names_common: int
+    people_ref: int
+    people_common: int
+    figures_ref: int
+    figures_common: int
+    title_overlap: float
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    entries: tuple[EntryScore, ...]
+    verdict_agreement: float | None
+    name_recall: float | None
+    name_precision: float | None
+    people_recall: float | None
+    figure_recall: float | None
+    title_overlap: float | None
+    unmapped: tuple[str, ...]  # reference titles the map gives no PR for
+    missing: tuple[int, ...]  # mapped PRs absent from the generated digest
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "summary": {
+                "entries": len(self.entries),
+                "verdict_agreement": self.verdict_agreement,
+                "name_recall": self.name_recall,
+                "name_precision": self.name_precision,
+                "people_recall": self.people_recall,
+                "figure_recall": self.figure_recall,
+                "title_overlap": self.title_overlap,
+            },
+            "entries": [asdict(e) for e in self.entries],
+            "unmapped": list(self.unmapped),
+            "missing": list(self.missing),
+        }
+
+
+def code_names(text: str) -> set[str]:
+    names: set[str] = set()
+    for raw in _BACKTICK.findall(text):
+        for part in raw.split("::"):
+            part = " ".join(part.split()).removesuffix("()")
+            if "/" in part and " " not in part:
+                part = part.rstrip("/").rsplit("/", 1)[-1]
+            if part:
+                names.add(part)
+    return names
+
+
+def people(text: str, participants: set[str] | None = None) -> set[str]:
+    plain = _BACKTICK.sub(" ", text)
+    found = {login.lower() for login in _LOGIN.findall(plain)}
+    for login in participants or ():
+        if len(login) >= 3 and re.search(rf"(?<![\w@-]){re.escape(login)}(?![\w-])", plain, re.I):
+            found.add(login.lower())
+    return found
+
+
+def figures(text: str) -> set[str]:
+    plain = _ENUM.sub(" ", _BACKTICK.sub(" ", text))
+    return {n.replace(",", "") for n in _NUMBER.findall(plain)}
+
+
+def bigram_jaccard(a: str, b: str) -> float:
+    def grams(s: str) -> set[str]:
+        s = _TITLE_NOISE.sub("", s.lower())
+        return {s[i : i + 2] for i in range(len(s) - 1)} or ({s} if s else set())
+
+    ga, gb = grams(a), grams(b)
+    return len(ga & gb) / len(ga | gb) if ga | gb else 0.0
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _score(
+    number: int, ref: ReferenceEntry, gen: Mapping[str, Any] | None, who: set[str] | None
+) -> EntryScore:
+    entry = (gen or {}).get("entry") or {}
+    gen_title = entry.get("title")
+    gen_text = f"{gen_title or ''} {entry.get('paragraph') or ''}"
+    ref_text = f"{ref.title} {ref.paragraph or ''}"
+    gen_level = None
+    if gen is not None:
+        gen_level = gen.get("level") if entry.get("paragraph") else Level.LIST_ONLY.value
+    ref_level = ref.level.value if ref.level else None
+    rn, gn = code_names(ref_text), code_names(gen_text)
+    rp, gp = people(ref_text, who), people(gen_text, who)
+    rf, gf = figures(ref_text), figures(gen_text)
+    return EntryScore(
+        number=number,
+        ref_title=ref.title,
+        gen_title=gen_title,
+        ref_level=ref_level,
+        gen_level=gen_level,
+        verdict_match=None if gen_level is None or ref_level is None else gen_level == ref_level,
+        names_ref=len(rn),
+        names_gen=len(gn),
+        names_common=len(rn & gn),
+        people_ref=len(rp),
+        people_common=len(rp & gp),
+        figures_ref=len(rf),
+        figures_common=len(rf & gf),
+        title_overlap=bigram_jaccard(ref.title, gen_title or ""),
+    )
+
+
+def evaluate(
+    reference: Reference,
+    mapping: Sequence[int | None] | Mapping[str, int],
+    generated: Mapping[str, Any],
+    participants: Mapping[int, set[str]] | None = None,
+) -> EvalReport:
+    """Scores of each mapped reference entry against the generated digest (see module doc)."""
+    by_number = {int(item["pr"]["number"]): item for item in generated.get("prs", [])}
+    pairs, unmapped = _pairs(reference, mapping)
+    scores = [_score(n, ref, by_number.get(n), (participants or {}).get(n)) for n, ref in pairs]
+    compared = [s for s in scores if s.verdict_match is not None]
+    present = [s for s in scores if s.gen_title is not None]
+    return EvalReport(
+        entries=tuple(scores),
+        verdict_agreement=_ratio(sum(1 for s in compared if s.verdict_match), len(compared)),
+        name_recall=_ratio(sum(s.names_common for s in scores), sum(s.names_ref for s in scores)),
+        name_precision=_ratio(
+            sum(s.names_common for s in scores), sum(s.names_gen for s in scores)
+        ),
+        people_recall=_ratio(
+            sum(s.people_common for s in scores), sum(s.people_ref for s in scores)
+        ),
+        figure_recall=_ratio(
+            sum(s.figures_common for s in scores), sum(s.figures_ref for s in scores)
+        ),
+        title_overlap=(sum(s.title_overlap for s in present) / len(present)) if present else None,
+        unmapped=tuple(unmapped),
+        missing=tuple(n for n, _ in pairs if n not in by_number),
+    )
+
+
+def _pairs(
+    reference: Reference, mapping: Sequence[int | None] | Mapping[str, int]
+) -> tuple[list[tuple[int, ReferenceEntry]], list[str]]:
+    pairs: list[tuple[int, ReferenceEntry]] = []
+    unmapped: list[str] = []
+    for index, ref in enumerate(reference.entries):
+        if isinstance(mapping, Mapping):
+            number = mapping.get(ref.title)
+        else:
+            number = mapping[index] if index < len(mapping) else None
+        if number is None:
+            unmapped.append(ref.title)
+        else:
+            pairs.append((int(number), ref))
+    return pairs, unmapped
+
+
+def load_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read {what}: {exc}") from exc
+
+
+def load_map(path: Path) -> Sequence[int | None] | Mapping[str, int]:
+    """A JSON list of PR numbers in reference-entry order (``null`` to skip an entry), or an
+    object from reference title to PR number."""
+    data = load_json(path, "map")
+    if isinstance(data, list) and all(x is None or isinstance(x, int) for x in data):
+        return data
+    if isinstance(data, dict) and all(isinstance(v, int) for v in data.values()):
+        return {str(k): int(v) for k, v in data.items()}
+    raise InputError(f"{path}: a map is a list of PR numbers or an object title → PR number")
+
+
+def load_generated(path: Path) -> Mapping[str, Any]:
+    data = load_json(path, "generated digest")
+    if not isinstance(data, dict) or not isinstance(data.get("prs"), list):
+        raise InputError(f"{path}: expected the --format json output of 'prdigest digest'")
+    return data
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def format_table(report: EvalReport) -> str:
+    """A plain-text table: one row per entry, then the totals."""
+    header = (
+        f"{'PR':>7}  {'verdict ref→gen':<28} {'names':>7} {'people':>7} {'figures':>7} {'title':>6}"
+    )
+    rows = [header, "-" * len(header)]
+    for s in report.entries:
+        mark = {True: "✓", False: "✗", None: " "}[s.verdict_match]
+        verdict = f"{s.ref_level or '?'}→{s.gen_level or '-'} {mark}"
+        rows.append(
+            f"{s.number:>7}  {verdict:<28} {s.names_common:>3}/{s.names_ref:<3} "
+            f"{s.people_common:>3}/{s.people_ref:<3} {s.figures_common:>3}/{s.figures_ref:<3} "
+            f"{s.title_overlap:>6.2f}"
+        )
+    rows += [
+        "-" * len(header),
+        f"verdict agreement {_pct(report.verdict_agreement)} · names recall "
+        f"{_pct(report.name_recall)} precision {_pct(report.name_precision)} · people recall "
+        f"{_pct(report.people_recall)} · figures recall {_pct(report.figure_recall)} · "
+        f"title overlap {'-' if report.title_overlap is None else f'{report.title_overlap:.2f}'}",
+    ]
+    if report.unmapped:
+        rows.append(f"not mapped: {len(report.unmapped)} reference entr(ies)")
+    if report.missing:
+        rows.append("not in the generated digest: " + ", ".join(f"#{n}" for n in report.missing))
+    return "\n".join(rows)

@@ -1,0 +1,327 @@
+"""Verify: check a written entry against the PR record it is about (DESIGN §2, stage verify).
+
+A model writes fluent text, and fluent text can name a function that does not exist, quote a
+speed-up nobody measured, or thank a reviewer who never took part. Every LLM entry is checked
+here before it is used:
+
+* each backticked name (``foo``, ``Cls.method``, ``path.py::fn``, ``fn()``), each file path, each
+  ``@login`` and each figure must occur in the PR record (title, body, files and patches,
+  commits, reviews, threads, comments, linked issues, checks) or in the dossier derived from it;
+* ``@login`` must be a participant (author, reviewer, commenter, commit author), or a decorator
+  that appears in the code;
+* the verdict phrase opening the paragraph must state the level triage computed;
+* length bounds, and for Chinese output a Chinese share (code names, paths and logins aside);
+* one line, no Markdown, no links: the text layout is plain text.
+
+Assumptions: a bare integer up to 10 without a unit is an enumeration or a count ("(2)", "两处"),
+not a figure; a number elsewhere must appear in the record or the dossier (sums such as
+additions + deletions are accepted). Matching is on the raw record text, so a name quoted in a
+review but absent from the code still passes: the record, not the final diff, is the ground.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from .models import Assessment, Dossier, Level
+from .records import PullRequest
+
+Lang = Literal["zh", "en"]
+Field = Literal["title", "paragraph"]
+
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_PATH = re.compile(
+    r"(?<![\w/.@-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z]\w*|[\w-]+\.(?:py|pyi|rs|cu|cuh|cpp|cc|hpp|h|c|go|"
+    r"ts|js|sh|yaml|yml|toml|json|md|rst|txt|cfg|ini|proto))(?![\w/])"
+)
+_LOGIN = re.compile(r"(?<![\w`/.])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?)")
+_URL = re.compile(r"https?://|www\.", re.I)
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)")
+_UNIT_AFTER = re.compile(r"^\s*(?:%|％|x\b|×|倍|ms|μs|us|s\b|秒|毫秒|GB|MB|KB|GiB|MiB|TB|k\b|K\b)")
+_UNIT_FIGURE = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*[-~–～到至]\s*(\d+(?:[.,]\d+)*))?"
+    r"\s*(?:%|％|x\b|×|倍|ms|μs|us|s\b|秒|毫秒|GB|MB|KB|GiB|MiB|TB|k\b|K\b)"
+)
+_MARKDOWN = re.compile(
+    r"\*\*|__|```|\[[^\]]+\]\([^)]+\)|^\s{0,3}#{1,6}\s|^\s*[-*+]\s|\|\s*-{3,}|<[A-Za-z/][^>]*>",
+    re.M,
+)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_CALL = re.compile(r"^([\w.:]+)\s*\(.*\)$")
+
+SMALL_COUNT = 10
+PARAGRAPH_BOUNDS = {"deep": (100, 650), "short": (30, 400)}
+PARAGRAPH_BOUNDS_EN = {"deep": (200, 2200), "short": (60, 1200)}
+TITLE_BOUNDS = {"zh": (6, 60), "en": (10, 140)}
+MIN_CHINESE_SHARE = 0.5
+LATIN_WORD_WEIGHT = 2
+MAX_CHINESE_SHARE_EN = 0.05
+
+# Most specific first: "不必精读" must win over "精读", "中等优先级精读" over "值得精读".
+VERDICT_PATTERNS: tuple[tuple[re.Pattern[str], Level], ...] = (
+    (re.compile(r"无需精读|不需要精读|无需阅读|可以跳过|no need to read", re.I), Level.SKIP),
+    (re.compile(r"快速浏览|不必精读|skim", re.I), Level.SKIM),
+    (re.compile(r"中等优先级|值得选读|选读|worth reading", re.I), Level.WORTH_READING),
+    (re.compile(r"值得精读|建议精读|精读|close read", re.I), Level.MUST_READ),
+)
+VERDICT_WINDOW = 40  # the verdict opens a paragraph: look at its first characters only
+
+
+def verdict_of(paragraph: str | None) -> Level | None:
+    """The level a paragraph's opening verdict phrase states; ``list_only`` without paragraph."""
+    if paragraph is None:
+        return Level.LIST_ONLY
+    head = paragraph[:VERDICT_WINDOW]
+    for pattern, level in VERDICT_PATTERNS:
+        if pattern.search(head):
+            return level
+    return None
+
+
+_MESSAGES = {
+    "zh": {
+        "unknown_name": "反引号中的名字 `{0}` 在 PR 数据中找不到",
+        "unknown_path": "文件路径 {0} 在 PR 数据中找不到",
+        "unknown_login": "@{0} 没有参与这个 PR",
+        "unknown_figure": "数字 {0} 在 PR 数据中找不到（不要猜测数字）",
+        "verdict": "判定短语不对：段落必须以「{0}」开头",
+        "length": "长度 {0} 字不在 {1} 字范围内",
+        "language": "必须用中文书写（中文占比只有 {0}）",
+        "markdown": "不能用 Markdown、换行或 HTML（发现 {0}）",
+        "link": "不能包含链接或网址",
+        "empty": "内容为空",
+    },
+    "en": {
+        "unknown_name": "the backticked name `{0}` does not occur in the PR data",
+        "unknown_path": "the file path {0} does not occur in the PR data",
+        "unknown_login": "@{0} did not take part in this PR",
+        "unknown_figure": "the number {0} does not occur in the PR data (do not guess figures)",
+        "verdict": "wrong verdict phrase: the paragraph must start with “{0}”",
+        "length": "length {0} is outside {1}",
+        "language": "must be written in English (Chinese share {0})",
+        "markdown": "no Markdown, line breaks or HTML (found {0})",
+        "link": "no links or URLs",
+        "empty": "empty text",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason an entry failed; ``args`` fill the message of ``code``."""
+
+    code: str
+    field: Field
+    args: tuple[str, ...] = ()
+
+    def message(self, lang: Lang) -> str:
+        where = {"zh": {"title": "标题", "paragraph": "段落"}, "en": {}}[lang].get(
+            self.field, self.field
+        )
+        return f"{where}: " + _MESSAGES[lang][self.code].format(*self.args)
+
+
+def _numbers(text: str) -> set[str]:
+    found: set[str] = set()
+    for raw in _NUMBER.findall(text):
+        found.add(raw)
+        found.add(raw.replace(",", ""))
+        if re.fullmatch(r"\d+\.0+", raw):
+            found.add(raw.split(".")[0])
+    return found
+
+
+class Grounds:
+    """The PR record as searchable text, built once per PR and shared by all checks."""
+
+    def __init__(self, pr: PullRequest, dossier: Dossier) -> None:
+        parts = [pr.title, pr.body or "", pr.head_ref or "", " ".join(pr.labels or ())]
+        logins = {pr.author or ""}
+        for f in pr.files or ():
+            parts += [f.path, f.previous_path or "", f.patch or ""]
+        for c in pr.commits or ():
+            parts += [c.sha, c.message]
+            logins.add(c.author or "")
+        for r in pr.reviews or ():
+            parts.append(r.body)
+            logins.add(r.author or "")
+        for t in pr.review_threads or ():
+            parts += [t.path or "", t.diff_hunk or ""]
+            for comment in t.comments:
+                parts.append(comment.body)
+                logins.add(comment.author or "")
+        for comment in pr.comments or ():
+            parts.append(comment.body)
+            logins.add(comment.author or "")
+        for issue in pr.linked_issues or ():
+            parts += [f"#{issue.number}", issue.title, issue.body or ""]
+        parts += [check.name for check in pr.checks or ()]
+        self.text = "\n".join(parts)
+        self.flat = " ".join(self.text.split())
+        self.code = "\n".join(f.patch or "" for f in pr.files or ())
+        self.logins = {_login_key(x) for x in logins if x}
+        self.numbers = _numbers(self.text) | _numbers(dossier.model_dump_json())
+        self.numbers |= {str(pr.number), str(dossier.additions + dossier.deletions)}
+        # a figure with a unit (37%, 2x, 15 ms) must be stated as such, not just any number
+        self.figures: set[str] = set()
+        for match in _UNIT_FIGURE.finditer(
+            self.text + "\n" + " ".join(c.figure for c in dossier.claims)
+        ):
+            self.figures |= _numbers(" ".join(g for g in match.groups() if g))
+
+    def has_name(self, name: str) -> bool:
+        name = name.strip().strip("'\"")
+        if not name:
+            return True
+        candidates = {name, name.rstrip(":").rstrip(",")}
+        if match := _CALL.match(name):
+            candidates.add(match.group(1))
+        for candidate in list(candidates):
+            candidates.update(part for part in candidate.split("::") if part)
+            if "." in candidate and "/" not in candidate and " " not in candidate:
+                tail = candidate.rsplit(".", 1)[-1]
+                if not re.fullmatch(r"[A-Za-z]{1,5}", tail):  # Cls.method, not file.py
+                    candidates.add(tail)
+        return all(c in self.text or " ".join(c.split()) in self.flat for c in _parts(candidates))
+
+    def has_login(self, login: str) -> bool:
+        return _login_key(login) in self.logins or f"@{login}" in self.code
+
+    def has_number(self, number: str, *, unit: bool = False) -> bool:
+        pool = self.figures if unit else self.numbers
+        return number in pool or number.replace(",", "") in pool
+
+
+def _parts(candidates: set[str]) -> list[str]:
+    """``a::b`` must have each part present; other candidates are alternatives (any one)."""
+    qualified = [c for c in candidates if "::" in c]
+    if qualified:
+        return [p for p in qualified[0].split("::") if p]
+    return [min(candidates, key=len)] if candidates else []
+
+
+def _login_key(login: str) -> str:
+    return login.lower().removesuffix("[bot]")
+
+
+def _outside_code(text: str) -> str:
+    return _BACKTICK.sub(" ", text)
+
+
+def _grounding(text: str, field: Field, grounds: Grounds) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(code: str, value: str) -> None:
+        if (code, value) not in seen:
+            seen.add((code, value))
+            problems.append(Problem(code, field, (value,)))
+
+    for name in _BACKTICK.findall(text):
+        if not _name_ok(name, grounds):
+            add("unknown_name", name.strip())
+    plain = _outside_code(text)
+    for path in _PATH.findall(plain):
+        if path not in grounds.text:
+            add("unknown_path", path)
+    for login in _LOGIN.findall(plain):
+        if not grounds.has_login(login):
+            add("unknown_login", login)
+    scrubbed = _LOGIN.sub(" ", _PATH.sub(" ", plain))
+    for match in _NUMBER.finditer(scrubbed):
+        number = match.group(1)
+        unit = _UNIT_AFTER.match(scrubbed[match.end() :]) is not None
+        small = number.isdigit() and int(number) <= SMALL_COUNT and not unit
+        if not small and not grounds.has_number(number, unit=unit):
+            add("unknown_figure", number + (_unit(scrubbed[match.end() :]) if unit else ""))
+    return problems
+
+
+def _name_ok(name: str, grounds: Grounds) -> bool:
+    if grounds.has_name(name):
+        return True
+    # a short expression the model quoted with different spacing or an elision
+    pieces = [p for p in re.split(r"\s*(?:…|\.\.\.)\s*", name) if p.strip()]
+    return len(pieces) > 1 and all(grounds.has_name(p) for p in pieces)
+
+
+def _unit(rest: str) -> str:
+    match = _UNIT_AFTER.match(rest)
+    return match.group(0).strip() if match else ""
+
+
+def chinese_share(text: str) -> float:
+    """Share of Chinese in prose: CJK characters against Latin words weighted ×2 (an English
+    word says about as much as two Chinese characters), outside code, paths, logins and URLs."""
+    plain = _LOGIN.sub(" ", _PATH.sub(" ", _outside_code(text)))
+    plain = re.sub(r"https?://\S+", " ", plain)
+    cjk = len(_CJK.findall(plain))
+    latin = LATIN_WORD_WEIGHT * len(_LATIN_WORD.findall(plain))
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
+def _form(text: str, field: Field, lang: Lang) -> list[Problem]:
+    problems: list[Problem] = []
+    if "\n" in text or "\r" in text:
+        problems.append(Problem("markdown", field, ("line break",)))
+    if match := _MARKDOWN.search(_outside_code(text)):
+        problems.append(Problem("markdown", field, (match.group(0).strip(),)))
+    if _URL.search(text):
+        problems.append(Problem("link", field))
+    share = chinese_share(text)
+    if lang == "zh":
+        title_ok = len(_CJK.findall(text)) >= 2
+        if (field == "paragraph" and share < MIN_CHINESE_SHARE) or not title_ok:
+            problems.append(Problem("language", field, (f"{share:.0%}",)))
+    elif share > MAX_CHINESE_SHARE_EN:
+        problems.append(Problem("language", field, (f"{share:.0%}",)))
+    return problems
+
+
+def paragraph_bounds(level: Level, lang: Lang) -> tuple[int, int]:
+    table = PARAGRAPH_BOUNDS if lang == "zh" else PARAGRAPH_BOUNDS_EN
+    return table["deep" if level in (Level.MUST_READ, Level.WORTH_READING) else "short"]
+
+
+def verify_title(title: str, grounds: Grounds, lang: Lang) -> list[Problem]:
+    title = title.strip()
+    if not title:
+        return [Problem("empty", "title")]
+    low, high = TITLE_BOUNDS[lang]
+    problems = _form(title, "title", lang) + _grounding(title, "title", grounds)
+    if not low <= len(title) <= high:
+        problems.append(Problem("length", "title", (str(len(title)), f"{low}–{high}")))
+    return problems
+
+
+def verify_paragraph(
+    paragraph: str, grounds: Grounds, assessment: Assessment, lang: Lang, verdict: str
+) -> list[Problem]:
+    text = paragraph.strip()
+    if not text:
+        return [Problem("empty", "paragraph")]
+    problems = _form(text, "paragraph", lang) + _grounding(text, "paragraph", grounds)
+    if verdict_of(text) is not assessment.level:
+        problems.append(Problem("verdict", "paragraph", (verdict,)))
+    low, high = paragraph_bounds(assessment.level, lang)
+    if not low <= len(text) <= high:
+        problems.append(Problem("length", "paragraph", (str(len(text)), f"{low}–{high}")))
+    return problems
+
+
+def verify_entry(
+    title: str,
+    paragraph: str | None,
+    grounds: Grounds,
+    assessment: Assessment,
+    lang: Lang,
+    verdict: str,
+) -> list[Problem]:
+    """Every problem of a written title (and paragraph, when one was asked for)."""
+    problems = verify_title(title, grounds, lang)
+    if paragraph is not None:
+        problems += verify_paragraph(paragraph, grounds, assessment, lang, verdict)
+    return problems

@@ -1,0 +1,367 @@
+"""Token estimates and the budgeted view of a PR that goes into a prompt.
+
+Estimator (no tokenizer download, DESIGN §7): one token per CJK character, one per 3.5 other
+characters. Real BPE tokenizers give 3.5–4.5 characters per token on English and code, and
+about one token per Chinese character; 3.5 errs on the high side so a budget is not overrun.
+
+Budget (pr-agent's greedy fill, adapted to a reading digest): the dossier facts go first (they
+are what an entry may cite), then the PR body, then the discussion — changes-requested reviews
+and unresolved threads first — then the diff. Diff hunks are ranked: hunks around the named
+source symbols, then test hunks, then other source hunks, then everything else, with
+deletion-only hunks and lock/generated files last. What does not fit is listed by name only,
+so the model knows it exists and the entry can say it was not read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from ...models import Dossier, FileFact, Role, ThreadFact
+from ...records import Comment, PullRequest
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+CHARS_PER_TOKEN = 3.5
+MAX_COMMENT_CHARS = 600
+MAX_THREAD_COMMENTS = 4
+MAX_ISSUE_BODY_CHARS = 500
+LOCK_NAMES = frozenset(
+    {
+        "uv.lock",
+        "poetry.lock",
+        "Cargo.lock",
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "Gemfile.lock",
+        "composer.lock",
+        "go.sum",
+    }
+)
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of ``text``, estimated without a tokenizer (see the module docstring)."""
+    if not text:
+        return 0
+    cjk = len(_CJK.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)
+
+
+def clip_text(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word boundary, with an ellipsis when cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit * 0.6 else cut).rstrip() + "…"
+
+
+def clip_to_tokens(text: str, tokens: int) -> str:
+    """The longest prefix of ``text`` (whole lines) within ``tokens``, marked when cut."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    out: list[str] = []
+    used = 0
+    for line in text.splitlines():
+        cost = estimate_tokens(line) + 1
+        if used + cost > tokens - 12:
+            break
+        out.append(line)
+        used += cost
+    return "\n".join(out) + "\n…（截断 / clipped）"
+
+
+# -- facts ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FactLine:
+    id: str
+    text: str
+    priority: int  # lower goes first when the facts do not all fit
+    key: bool  # a key fact: what an entry is expected to draw on
+
+
+def _file_line(f: FileFact) -> FactLine:
+    flags = [f.role.value] + (["generated"] if f.generated else [])
+    if f.status != "modified":
+        flags.append(f.status + (f" from {f.previous_path}" if f.previous_path else ""))
+    if f.binary:
+        flags.append("binary")
+    text = f"{f.id} file {f.path} (+{f.additions}/−{f.deletions}; {', '.join(flags)})"
+    key = f.role in (Role.SOURCE, Role.TEST) and not f.generated
+    return FactLine(f.id, text, 60 if key else 90, key)
+
+
+def fact_lines(d: Dossier) -> list[FactLine]:
+    """One line per dossier fact, with its id, in dossier order."""
+    lines: list[FactLine] = [_file_line(f) for f in d.files]
+    for s in d.symbols:
+        name = f"{s.parent}.{s.name}" if s.parent else s.name
+        where = f"{PurePosixPath(s.path).name}:{s.line}" if s.line else PurePosixPath(s.path).name
+        text = f"{s.id} symbol {name} ({s.kind}, {s.change}, {where}, {s.lines_changed} lines)"
+        key = not s.in_test and s.kind not in ("step", "field")
+        lines.append(FactLine(s.id, text, 40 if key else 85, key))
+    for t in d.tests:
+        extra = ", parametrized" if t.parametrized else ""
+        lines.append(FactLine(t.id, f"{t.id} test {t.name} ({t.path}{extra})", 35, True))
+    for q in d.techniques:
+        text = f"{q.id} technique {q.technique}: {q.label} ({PurePosixPath(q.path).name})"
+        lines.append(FactLine(q.id, text, 70, False))
+    for b in d.sections:
+        state = "empty" if b.empty else f"{len(b.text)} chars"
+        lines.append(FactLine(b.id, f"{b.id} body section {b.heading} ({state})", 30, True))
+    for c in d.claims:
+        metric = f" {c.metric}" if c.metric else ""
+        text = f"{c.id} claim{metric} {c.figure}: {clip_text(c.text, 200)}"
+        lines.append(FactLine(c.id, text, 10, True))
+    for r in d.reviewers:
+        who = "bot" if r.is_bot else "person"
+        text = f"{r.id} reviewer @{r.login} ({who}; {' → '.join(r.states)})"
+        lines.append(FactLine(r.id, text, 20 if not r.is_bot else 75, not r.is_bot))
+    for h in d.threads:
+        lines.append(_thread_line(h))
+    for m in d.remarks:
+        who = f"@{m.author}" if m.author else "?"
+        text = f"{m.id} remark {who}{' (bot)' if m.is_bot else ''}: {clip_text(m.excerpt, 200)}"
+        lines.append(FactLine(m.id, text, 72, False))
+    for i in d.issues:
+        rel = "closes" if i.closing else "mentions"
+        text = (
+            f"{i.id} issue #{i.number} ({rel}, {i.state or '?'}): {clip_text(i.title or '', 120)}"
+        )
+        lines.append(FactLine(i.id, text, 45 if i.closing else 80, i.closing))
+    for k in d.commits:
+        when = ", after review" if k.after_review else ""
+        who = f"@{k.author}" if k.author else "?"
+        text = f"{k.id} commit {k.sha[:7]} ({who}{when}): {clip_text(k.headline, 140)}"
+        lines.append(FactLine(k.id, text, 50 if k.after_review else 88, k.after_review))
+    for g in d.signals:
+        where = f" ({PurePosixPath(g.path).name}:{g.line})" if g.path and g.line else ""
+        value = f" = {g.value}" if g.value else ""
+        text = f"{g.id} signal {g.kind.value}: {clip_text(g.detail, 160)}{value}{where}"
+        lines.append(FactLine(g.id, text, 15, True))
+    return lines
+
+
+def _thread_line(h: ThreadFact) -> FactLine:
+    state = "unresolved" if not h.is_resolved else "resolved"
+    if h.is_outdated:
+        state += ", outdated"
+    where = PurePosixPath(h.path).name if h.path else "PR"
+    starter = f"@{h.started_by}" if h.started_by else "?"
+    bot = " (bot)" if h.started_by_bot else ""
+    names = f"; names: {', '.join(h.code_names[:6])}" if h.code_names else ""
+    text = (
+        f"{h.id} thread by {starter}{bot} on {where} ({state}, {h.comment_count} comments{names}):"
+        f" {clip_text(h.excerpt, 200)}"
+    )
+    priority = 18 if not h.is_resolved else (25 if not h.started_by_bot else 74)
+    return FactLine(h.id, text, priority, not h.started_by_bot)
+
+
+def key_fact_ids(d: Dossier) -> frozenset[str]:
+    """The facts a DESIGN §1 entry draws on (claims, signals, people, tests, source code…)."""
+    return frozenset(line.id for line in fact_lines(d) if line.key)
+
+
+def pack_facts(lines: Sequence[FactLine], tokens: int) -> tuple[list[FactLine], list[FactLine]]:
+    """The fact lines that fit in ``tokens`` (by priority), in dossier order; and the rest."""
+    chosen: set[str] = set()
+    used = 0
+    for line in sorted(lines, key=lambda x: x.priority):
+        cost = estimate_tokens(line.text) + 1
+        if used + cost <= tokens:
+            chosen.add(line.id)
+            used += cost
+    kept = [x for x in lines if x.id in chosen]
+    return kept, [x for x in lines if x.id not in chosen]
+
+
+# -- diff ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hunk:
+    path: str
+    index: int  # position of the file in the PR
+    order: int  # position of the hunk in its file
+    text: str
+    tier: int  # 0 named source symbols, 1 tests, 2 other source, 3 other, 4 deletions, 5 generated
+    hits: int  # named symbols / tests in the hunk
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text) + 1
+
+
+def split_hunks(patch: str) -> list[str]:
+    """The ``@@`` hunks of a unified-diff patch (text before the first header is dropped)."""
+    hunks: list[list[str]] = []
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            hunks.append([line])
+        elif hunks:
+            hunks[-1].append(line)
+    return ["\n".join(h) for h in hunks]
+
+
+def _deletion_only(text: str) -> bool:
+    body = text.splitlines()[1:]
+    return not any(line.startswith("+") for line in body) and any(
+        line.startswith("-") for line in body
+    )
+
+
+def _name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """One alternation for all names (longest first), so a hunk is scanned once."""
+    ordered = sorted(set(names), key=len, reverse=True)
+    if not ordered:
+        return None
+    return re.compile(r"(?<!\w)(" + "|".join(map(re.escape, ordered)) + r")(?!\w)")
+
+
+def _names_in(text: str, pattern: re.Pattern[str] | None) -> int:
+    return len(set(pattern.findall(text))) if pattern else 0
+
+
+def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
+    """Every hunk of the PR with its tier, most relevant first."""
+    facts = {f.path: f for f in d.files}
+    source_names = _name_pattern(s.name for s in d.symbols if not s.in_test and len(s.name) > 2)
+    test_names = _name_pattern([t.name for t in d.tests] + [s.name for s in d.symbols if s.in_test])
+    hunks: list[Hunk] = []
+    for index, change in enumerate(pr.files or ()):
+        if not change.patch:
+            continue
+        fact = facts.get(change.path)
+        role = fact.role if fact else Role.SOURCE
+        generated = (fact.generated if fact else False) or PurePosixPath(
+            change.path
+        ).name in LOCK_NAMES
+        for order, text in enumerate(split_hunks(change.patch)):
+            if generated:
+                tier, hits = 5, 0
+            elif _deletion_only(text):
+                tier, hits = 4, 0
+            elif role is Role.TEST:
+                hits = _names_in(text, test_names)
+                tier = 1
+            elif role is Role.SOURCE:
+                hits = _names_in(text, source_names)
+                tier = 0 if hits else 2
+            else:
+                tier, hits = 3, 0
+            hunks.append(Hunk(change.path, index, order, text, tier, hits))
+    return sorted(hunks, key=lambda h: (h.tier, -h.hits, h.index, h.order))
+
+
+@dataclass(frozen=True)
+class DiffSlice:
+    text: str
+    shown: int  # hunks shown (whole or clipped)
+    total: int  # hunks in the PR
+    names_only: tuple[str, ...]  # files with no hunk shown
+
+
+def diff_slice(pr: PullRequest, d: Dossier, tokens: int) -> DiffSlice:
+    """The most relevant hunks that fit in ``tokens``; files left out are named only."""
+    ranked = rank_hunks(pr, d)
+    chosen: dict[tuple[int, int], str] = {}
+    used = 0
+    for hunk in ranked:
+        room = tokens - used - 40  # keep room for the names-only list
+        if hunk.tokens <= room:
+            chosen[(hunk.index, hunk.order)] = hunk.text
+            used += hunk.tokens
+        elif hunk.tier <= 1 and room > 300:
+            clipped = clip_to_tokens(hunk.text, room)
+            chosen[(hunk.index, hunk.order)] = clipped
+            used += estimate_tokens(clipped) + 1
+    blocks: list[str] = []
+    shown_files: set[int] = set()
+    for index, change in enumerate(pr.files or ()):
+        parts = [chosen[(i, o)] for (i, o) in sorted(chosen) if i == index]
+        if parts:
+            shown_files.add(index)
+            blocks.append(f"### {change.path} (+{change.additions}/−{change.deletions})")
+            blocks.extend(parts)
+    missing = tuple(
+        f"{c.path} (+{c.additions}/−{c.deletions})"
+        for i, c in enumerate(pr.files or ())
+        if i not in shown_files
+    )
+    if missing:
+        listing = clip_to_tokens(", ".join(missing), max(60, tokens - used))
+        blocks.append("未展示 diff 的文件（仅列名称 / names only）: " + listing)
+    return DiffSlice("\n".join(blocks), len(chosen), len(ranked), missing)
+
+
+# -- discussion ---------------------------------------------------------------------------------
+
+
+def _comment(c: Comment) -> str:
+    who = f"@{c.author}" if c.author else "?"
+    bot = " (bot)" if c.author_type == "Bot" else ""
+    return f"{who}{bot}: {clip_text(' '.join((c.body or '').split()), MAX_COMMENT_CHARS)}"
+
+
+def discussion_items(pr: PullRequest, d: Dossier) -> list[str]:
+    """Reviews, threads and comments as text, changes-requested and unresolved first."""
+    thread_ids = {h.provenance.ref.rsplit("#", 1)[-1]: h.id for h in d.threads}
+    first: list[str] = []
+    then: list[str] = []
+    last: list[str] = []
+    for review in pr.reviews or ():
+        if not review.body.strip() and review.state != "CHANGES_REQUESTED":
+            continue
+        who = f"@{review.author}" if review.author else "?"
+        body = clip_text(" ".join(review.body.split()), MAX_COMMENT_CHARS)
+        text = f"[review {review.state}] {who}: {body}"
+        (first if review.state == "CHANGES_REQUESTED" else last).append(text)
+    for index, thread in enumerate(pr.review_threads or (), start=1):
+        if not thread.comments:
+            continue
+        hid = thread_ids.get(str(index), "h?")
+        state = "unresolved" if not thread.is_resolved else "resolved"
+        where = f"{thread.path}:{thread.line}" if thread.path and thread.line else thread.path
+        comments = " / ".join(_comment(c) for c in thread.comments[:MAX_THREAD_COMMENTS])
+        text = f"[{hid} thread, {state}] {where or 'PR'} — {comments}"
+        bot = thread.comments[0].author_type == "Bot"
+        (first if not thread.is_resolved else (last if bot else then)).append(text)
+    for comment in pr.comments or ():
+        if (comment.body or "").strip():
+            last.append("[comment] " + _comment(comment))
+    return first + then + last
+
+
+def fit_items(items: Sequence[str], tokens: int) -> tuple[str, int]:
+    """Items in order while they fit; returns the text and how many were left out."""
+    out: list[str] = []
+    used = 0
+    for item in items:
+        cost = estimate_tokens(item) + 1
+        if used + cost > tokens:
+            continue  # a later, shorter item may still fit
+        out.append(item)
+        used += cost
+    return "\n".join(out), len(items) - len(out)
+
+
+def body_text(pr: PullRequest, d: Dossier) -> str:
+    """The PR body by section (with section ids), then the linked issues."""
+    parts: list[str] = []
+    if d.sections:
+        for b in d.sections:
+            parts.append(f"[{b.id} {b.heading}]" + (" (empty)" if b.empty else f"\n{b.text}"))
+    elif pr.body:
+        parts.append(pr.body.strip())
+    for issue in pr.linked_issues or ():
+        body = clip_text(" ".join((issue.body or "").split()), MAX_ISSUE_BODY_CHARS)
+        parts.append(f"[issue #{issue.number}] {issue.title}" + (f" — {body}" if body else ""))
+    return "\n".join(parts)

@@ -1,0 +1,234 @@
+"""Prompt building for the LLM writer, from the versioned data file ``prompts/entry-v1.toml``.
+
+The instructions live in the data file, not in code; this module only fills placeholders. PR
+text only ever enters as a value inside the PR-data block, which is fenced by a marker derived
+from a hash of the block (a PR cannot close a fence whose text depends on its own content) and
+declared as data, not instructions.
+
+What the model is told is fixed by the program: the verdict phrase (from triage's level), the
+audience, the facts with their ids. It writes; it does not judge (DESIGN §1).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from ...models import Assessment, Dossier, Level
+from ...records import PullRequest
+from ...triage import LEVEL_PHRASE_EN
+from ..template import glossary
+from . import budget as b
+from .client import Message
+
+PROMPT_FILE = "entry-v1.toml"
+FENCE_PREFIX = "<<<PR-DATA-"
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Shares of the per-PR budget left after the instructions, applied only when not all fits.
+SHARES = {"facts": 0.30, "body": 0.15, "discussion": 0.20, "diff": 0.35}
+LEFTOVER_ORDER = ("facts", "discussion", "diff", "body")
+MIN_DATA_TOKENS = 600
+
+
+@functools.cache
+def prompt_spec() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath(f"prompts/{PROMPT_FILE}").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def prompt_version() -> str:
+    return str(prompt_spec()["version"])
+
+
+def fill(template: str, **values: str) -> str:
+    """Replace ``{name}`` placeholders by value; other braces (JSON examples) stay as they are."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template).strip()
+
+
+def verdict_phrase(assessment: Assessment, lang: str) -> str:
+    """The phrase the paragraph must open with, for the level triage computed."""
+    if lang == "en":
+        return LEVEL_PHRASE_EN[assessment.level]
+    if assessment.level is Level.WORTH_READING and assessment.area and assessment.audience:
+        return f"值得中等优先级精读（限于{assessment.area}方向）"
+    return {
+        Level.MUST_READ: "值得精读",
+        Level.WORTH_READING: "值得选读",
+        Level.SKIM: "快速浏览即可，不必精读",
+        Level.SKIP: "无需精读",
+        Level.LIST_ONLY: "",
+    }[assessment.level]
+
+
+def fence_for(data: str) -> tuple[str, str]:
+    """A fence marker for ``data`` and the data with any look-alike marker defused."""
+    safe = data.replace(FENCE_PREFIX, "<<< PR-DATA-")
+    return f"{FENCE_PREFIX}{hashlib.sha256(safe.encode()).hexdigest()[:10]}>>>", safe
+
+
+def glossary_lines(text: str, lang: str) -> str:
+    """The glossary entries whose English term occurs in ``text`` (keeps the prompt short)."""
+    if lang == "en":
+        return ""
+    lower = text.lower()
+    lines = []
+    for section in ("term", "metric"):
+        for english, chinese in glossary().get(section, {}).items():
+            if re.search(rf"(?<![a-z]){re.escape(english)}(?![a-z])", lower):
+                lines.append(f"{english} → {chinese}")
+    return "\n".join(dict.fromkeys(lines))
+
+
+def overview(pr: PullRequest, d: Dossier) -> str:
+    areas = ", ".join(a.name_en for a in d.areas) or "-"
+    checks = ""
+    if d.checks:
+        failed = f", failed: {', '.join(d.checks.failed)}" if d.checks.failed else ""
+        checks = f"\nchecks: {d.checks.succeeded}/{d.checks.total} passed{failed}"
+    return (
+        f"PR #{d.number}: {pr.title}\n"
+        f"author @{d.author or '?'} · +{d.additions}/−{d.deletions} · {d.changed_files} files · "
+        f"kind {d.kind.value} · areas {areas} · diff coverage {d.coverage.label}{checks}"
+    )
+
+
+@dataclass(frozen=True)
+class EntryPrompt:
+    """Messages for one PR and what went into them (for budgets and benchmarks)."""
+
+    messages: tuple[Message, ...]
+    tokens: int  # estimated prompt tokens
+    fact_ids: frozenset[str]  # facts listed in the prompt
+    key_ids: frozenset[str]  # key facts of the dossier
+    hunks_shown: int
+    hunks_total: int
+    verdict: str
+
+
+def system_message(lang: str, style: str) -> str:
+    return fill(prompt_spec()[lang]["system"], style=style)
+
+
+def _user(lang: str, pr: PullRequest, d: Dossier, a: Assessment, data: str, gloss: str) -> str:
+    spec = prompt_spec()[lang]
+    deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
+    audience = a.audience if lang == "zh" else a.audience_en
+    fence, safe = fence_for(data)
+    return fill(
+        spec["user"],
+        repo=d.repo,
+        number=str(d.number),
+        verdict=verdict_phrase(a, lang),
+        audience=fill(spec["audience"], audience=audience) if audience else "",
+        length=spec["length_deep" if deep else "length_short"],
+        glossary=gloss or spec["no_glossary"],
+        fence=fence,
+        data=safe,
+    )
+
+
+def allocate(room: int, needs: dict[str, int]) -> dict[str, int]:
+    """Tokens per block: everything when it all fits, else each block its share, then the
+    unused remainder to the blocks that still need it, facts first."""
+    if sum(needs.values()) <= room:
+        return dict(needs)
+    grant = {k: min(need, int(room * SHARES[k])) for k, need in needs.items()}
+    left = room - sum(grant.values())
+    for k in LEFTOVER_ORDER:
+        extra = max(0, min(left, needs[k] - grant[k]))
+        grant[k] += extra
+        left -= extra
+    return grant
+
+
+def entry_prompt(
+    pr: PullRequest, d: Dossier, a: Assessment, *, lang: str, style: str, budget_tokens: int
+) -> EntryPrompt:
+    """System and user messages for one PR, the PR data cut to fit ``budget_tokens``."""
+    system = system_message(lang, style)
+    lines = b.fact_lines(d)
+    body = b.body_text(pr, d)
+    talk = b.discussion_items(pr, d)
+    gloss = glossary_lines(" ".join([pr.title, pr.body or "", *(x.text for x in lines)]), lang)
+    head = overview(pr, d)
+    skeleton = _user(lang, pr, d, a, head, gloss)
+    room = max(MIN_DATA_TOKENS, budget_tokens - b.estimate_tokens(system + skeleton) - 80)
+    needs = {
+        "facts": sum(b.estimate_tokens(x.text) + 1 for x in lines),
+        "body": b.estimate_tokens(body),
+        "discussion": sum(b.estimate_tokens(t) + 1 for t in talk),
+        "diff": sum(h.tokens for h in b.rank_hunks(pr, d)) + 60,
+    }
+    grant = allocate(room, needs)
+    facts, _ = b.pack_facts(lines, grant["facts"])
+    talk_text, _ = b.fit_items(talk, grant["discussion"])
+    diff = b.diff_slice(pr, d, grant["diff"])
+    data = "\n\n".join(
+        [
+            head,
+            "## facts (cite by id)\n" + "\n".join(x.text for x in facts),
+            "## description\n" + (b.clip_to_tokens(body, grant["body"]) or "(empty)"),
+            "## discussion\n" + (talk_text or "(none)"),
+            "## diff (chosen by relevance, not complete)\n" + (diff.text or "(no diff)"),
+        ]
+    )
+    user = _user(lang, pr, d, a, data, gloss)
+    return EntryPrompt(
+        messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
+        tokens=b.estimate_tokens(system) + b.estimate_tokens(user),
+        fact_ids=frozenset(x.id for x in facts),
+        key_ids=frozenset(x.id for x in lines if x.key),
+        hunks_shown=diff.shown,
+        hunks_total=diff.total,
+        verdict=verdict_phrase(a, lang),
+    )
+
+
+def repair_message(problems: Sequence[str], verdict: str, lang: str) -> Message:
+    text = fill(
+        prompt_spec()[lang]["repair"],
+        problems="\n".join(f"- {p}" for p in problems),
+        verdict=verdict,
+    )
+    return {"role": "user", "content": text}
+
+
+def title_line(pr: PullRequest, d: Dossier) -> str:
+    files = ", ".join(f.path.rsplit("/", 1)[-1] for f in d.files[:4])
+    more = f" (+{len(d.files) - 4} more)" if len(d.files) > 4 else ""
+    claim = f" | claim: {d.claims[0].metric or ''} {d.claims[0].figure}" if d.claims else ""
+    return f"#{d.number} {pr.title} | kind {d.kind.value} | files: {files}{more}{claim}"
+
+
+def titles_messages(
+    repo: str, items: Sequence[tuple[PullRequest, Dossier]], lang: str
+) -> tuple[Message, ...]:
+    spec = prompt_spec()[lang]
+    lines = [title_line(pr, d) for pr, d in items]
+    data = "\n".join(lines)
+    fence, safe = fence_for(data)
+    gloss = glossary_lines(data, lang)
+    user = fill(
+        spec["titles_user"],
+        repo=repo,
+        glossary=gloss or spec["no_glossary"],
+        fence=fence,
+        data=safe,
+    )
+    return (
+        {"role": "system", "content": fill(spec["titles_system"])},
+        {"role": "user", "content": user},
+    )
+
+
+def titles_repair_message(problems: Sequence[str], lang: str) -> Message:
+    text = fill(
+        prompt_spec()[lang]["titles_repair"], problems="\n".join(f"- {p}" for p in problems)
+    )
+    return {"role": "user", "content": text}
