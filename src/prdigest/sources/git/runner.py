@@ -1,0 +1,106 @@
+"""Running ``git``: short commands whose output is read whole, and one streamed ``git log``.
+
+Every command runs with a fixed environment and configuration so that a user's settings
+(colours, diff prefixes, quoted paths, external diff drivers, signatures, a localised git)
+cannot change the text we parse. stderr goes to a temporary file, never a pipe: a chatty git
+cannot block on a full stderr pipe while we are reading stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ...errors import ConfigError, SourceError
+
+ReadLine = Callable[[int], bytes]
+
+# Settings that would change the output format; each is pinned to git's default.
+_CONFIG = (
+    "core.quotePath=false",  # non-ASCII paths as UTF-8 bytes, not octal escapes
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.relative=false",
+    "log.showSignature=false",
+    "color.ui=false",
+)
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["LC_ALL"] = "C"  # git's messages in English: errors are matched and shown as they are
+    env.pop("GIT_DIR", None)  # the path given is the repository, not an inherited one
+    env.pop("GIT_WORK_TREE", None)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def command(path: Path, *args: str) -> list[str]:
+    config = [item for setting in _CONFIG for item in ("-c", setting)]
+    return ["git", "-C", str(path), *config, *args]
+
+
+def _first_line(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").strip()
+    return text.splitlines()[0] if text else "no message"
+
+
+def run(path: Path, *args: str, check: bool = True) -> tuple[int, bytes, str]:
+    """Run a short git command; returns (exit code, stdout, first line of stderr)."""
+    try:
+        done = subprocess.run(
+            command(path, *args), capture_output=True, env=_environment(), check=False
+        )
+    except FileNotFoundError as exc:
+        raise SourceError("git is not installed (no 'git' on PATH)") from exc
+    stderr = _first_line(done.stderr)
+    if check and done.returncode != 0:
+        raise SourceError(f"git {args[0]} failed in {path}: {stderr}")
+    return done.returncode, done.stdout, stderr
+
+
+def check_repository(path: Path) -> None:
+    """Raise :class:`ConfigError` unless ``path`` is a directory inside a git repository."""
+    if not path.is_dir():
+        raise ConfigError(f"{path} is not a directory", key="--git")
+    code, _, stderr = run(path, "rev-parse", "--git-dir", check=False)
+    if code != 0:
+        reason = "not a git repository" if "not a git repository" in stderr else stderr
+        raise ConfigError(f"{path}: {reason}", key="--git")
+
+
+@contextmanager
+def stream(path: Path, *args: str) -> Iterator[ReadLine]:
+    """Run a git command and hand out ``readline(limit)`` on its stdout, as bytes.
+
+    The process is killed when the caller stops early (a generator closed half way); a
+    non-zero exit after a full read becomes a :class:`SourceError` with git's message.
+    """
+    with tempfile.TemporaryFile() as errors:
+        try:
+            process = subprocess.Popen(
+                command(path, *args),
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                env=_environment(),
+                bufsize=1 << 20,
+            )
+        except FileNotFoundError as exc:
+            raise SourceError("git is not installed (no 'git' on PATH)") from exc
+        assert process.stdout is not None  # stdout=PIPE guarantees it
+        finished = False
+        try:
+            yield process.stdout.readline
+            finished = True
+        finally:
+            if not finished:
+                process.kill()
+            process.stdout.close()
+            code = process.wait()
+        if code != 0:
+            errors.seek(0)
+            raise SourceError(f"git {args[0]} failed in {path}: {_first_line(errors.read())}")
