@@ -258,7 +258,7 @@ class Store:
                         table.c.repo == repo, table.c.number.in_(wanted[start : start + 500])
                     )
                 )
-                found.update(rows.tuples().all())
+                found.update({number: source for number, source in rows})
         return found
 
     def stored_versions(self, repo: str) -> dict[int, str | None]:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ...errors import SourceError
 from ...records import FileStatus
 
 MAX_PATCH_LINES = 20_000
@@ -205,10 +206,15 @@ class _Commit:
         )
 
 
-def _commit_from_mark(line: bytes) -> _Commit:
+def _commit_from_mark(readline: ReadLine, line: bytes) -> _Commit:
+    while not line.endswith(b"\n"):  # many parents or a long name: the header came in pieces
+        more = readline(MAX_PATCH_BYTES)
+        if not more:
+            break
+        line += more
     fields = line[len(_COMMIT_MARK) :].rstrip(b"\n").decode("utf-8", errors="replace").split(_SEP)
     if len(fields) != 6:
-        raise ValueError(f"unexpected git log header: {line[:120]!r}")
+        raise SourceError(f"cannot parse git log output near {line[:120]!r}")
     return _Commit(fields)
 
 
@@ -266,12 +272,12 @@ def parse_log(readline: ReadLine) -> Iterator[RawCommit]:
             _close(current)
             if commit is not None:
                 yield commit.result()
-            commit, current = _commit_from_mark(line), None
+            commit, current = _commit_from_mark(readline, line), None
             _read_message(readline, commit)
         elif line.startswith(_DIFF):
             _close(current)
             if commit is None:
-                raise ValueError("git log output starts with a diff, not a commit header")
+                raise SourceError("cannot parse git log output: a diff before any commit header")
             current = _File(commit, _header_path(line))
         elif current is None:
             _skip_rest_of_line(readline, line)  # the blank line between message and diff

@@ -1,0 +1,113 @@
+"""Benchmark: ingest + analyze a clone's whole first-parent history with the git source.
+
+    python bench/bench_git.py PATH [--repo owner/name] [--branch B] [--store DB] [--limit N]
+
+Prints, from one run: the I/O floor (``git log --first-parent -p --numstat`` over the same
+history, read to the end and thrown away), the wall time of reading every PR with
+``prdigest.sources.git.read_prs`` and analyzing it with ``prdigest.analyze.analyze`` (and
+storing it, with ``--store``), their ratio, and peak RSS of this process and of its git
+children. Targets (issue 4): ratio ≤ 2.0, peak RSS ≤ 500 MB. Without PATH it prints why it
+skipped and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from prdigest.analyze import analyze
+from prdigest.presets import load_preset
+from prdigest.records import PullRequest
+from prdigest.sources.git import read_prs, resolve_branch
+from prdigest.store import open_store
+
+TARGET_RATIO = 2.0
+TARGET_RSS_MB = 500
+
+
+def floor_seconds(path: Path, ref: str) -> tuple[float, int]:
+    """Wall time and bytes of ``git log -p --numstat`` over the first-parent history."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        ["git", "-C", str(path), "log", "--first-parent", "-p", "--numstat", ref, "--"],
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    size = 0
+    while chunk := process.stdout.read(1 << 20):
+        size += len(chunk)
+    process.wait()
+    return time.perf_counter() - start, size
+
+
+def ingest_seconds(
+    path: Path, repo: str, branch: str | None, store_path: Path | None, limit: int | None
+) -> tuple[float, int, int, int]:
+    """Wall time, PRs, skipped commits and patch lines of reading + analyzing every PR."""
+    preset = load_preset(repo, None)
+    store = open_store(store_path) if store_path else None
+    prs = skipped = lines = 0
+    batch: list[PullRequest] = []
+    start = time.perf_counter()
+    for item in read_prs(path, repo, branch=branch):
+        if not isinstance(item, PullRequest):
+            skipped += 1
+            continue
+        prs += 1
+        lines += sum(f.patch.count("\n") + 1 for f in item.files or () if f.patch)
+        analyze(item, preset, pr_version=item.version_key)
+        if store is not None:
+            batch.append(item)
+            if len(batch) >= 200:
+                store.upsert_prs(batch)
+                batch.clear()
+        if limit and prs >= limit:
+            break
+    if store is not None:
+        store.upsert_prs(batch)
+        store.close()
+    return time.perf_counter() - start, prs, skipped, lines
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", nargs="?", type=Path, help="a local clone")
+    parser.add_argument("--repo", default="vllm-project/vllm-ascend")
+    parser.add_argument("--branch")
+    parser.add_argument("--store", type=Path, help="also upsert into this SQLite file")
+    parser.add_argument("--limit", type=int, help="stop after N PRs (profiling)")
+    args = parser.parse_args(argv)
+    if args.path is None:
+        print(
+            "bench_git: skipped — give the path of a clone, e.g. "
+            "python bench/bench_git.py /work/data/vllm-ascend"
+        )
+        return 0
+    ref = resolve_branch(args.path, args.branch).ref
+    floor, size = floor_seconds(args.path, ref)
+    took, prs, skipped, lines = ingest_seconds(
+        args.path, args.repo, args.branch, args.store, args.limit
+    )
+    own_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    git_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    ratio = took / floor
+    print(
+        f"history: {args.path} ({ref}), {prs} PRs, {skipped} commits skipped, "
+        f"{lines:,} patch lines kept, git log output {size / 1e6:.0f} MB"
+    )
+    print(f"floor  git log --first-parent -p --numstat: {floor:7.2f} s")
+    print(f"ingest read_prs + analyze{' + store' if args.store else ''}:      {took:7.2f} s")
+    print(f"ratio  {ratio:.2f} (target ≤ {TARGET_RATIO})")
+    print(
+        f"peak RSS  python {own_mb:.0f} MB (target ≤ {TARGET_RSS_MB}), largest git child "
+        f"{git_mb:.0f} MB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
