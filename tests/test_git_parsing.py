@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from prdigest.sources.git import logparse
 from prdigest.sources.git.logparse import RawCommit, parse_log, unquote_path
 from prdigest.sources.git.merges import BranchCommit, attribute, parse_headers
-from prdigest.sources.git.message import Person, authors, parse_message
+from prdigest.sources.git.message import Person, authors, parse_message, parse_person
 
 HEADER = (
     b"\x1e\x1fprdigest\x1f" + b"a" * 40 + b"\x1f" + b"b" * 40 + b"\x1fAl\x1fal@x"
@@ -305,3 +305,32 @@ def test_headers_parse() -> None:
     raw = b"\x1eabc\x1fp1 p2\x1fN\x1fn@x\x1f2026-06-01T00:00:00+00:00\x1fSubject\n\nBody\n"
     assert parse_headers(raw)["abc"].parents == ("p1", "p2")
     assert parse_headers(raw)["abc"].message == "Subject\n\nBody"
+
+
+@pytest.mark.parametrize(
+    ("trailer", "identity", "email"),
+    [
+        ("Ann Lee <ann@example.com>", "Ann Lee", "ann@example.com"),
+        ("ann <7+ann-gh@users.noreply.github.com>", "ann-gh", "7+ann-gh@users.noreply.github.com"),
+        ("[ann-gh](https://github.com/ann-gh)", "ann-gh", ""),
+        ("[ann](ann@example.com)", "ann", "ann@example.com"),
+        ("ann [ann@example.com](mailto:ann@example.com)", "ann", "ann@example.com"),
+        ("ann &lt;“ann@example.com”&gt;", "ann", "ann@example.com"),
+        ("ann ann@example.com", "ann", "ann@example.com"),
+        ("ann", "ann", ""),
+    ],
+)
+def test_hand_typed_trailer_shapes(trailer: str, identity: str, email: str) -> None:
+    person = parse_person(trailer)
+    assert (person.identity, person.email) == (identity, email)
+
+
+def test_empty_trailer_takes_the_person_on_the_next_line_and_placeholders_are_nobody() -> None:
+    message = (
+        "Title (#4)\n\nText.\nCo-authored-by:\n[ann-gh](https://github.com/ann-gh)\n"
+        "Co-authored-by:\n\nMore text.\nSigned-off-by: Your Name <you@example.com>\n"
+    )
+    parsed = parse_message(message)
+    assert parsed is not None
+    assert parsed.body == "Text.\n\nMore text."
+    assert [p.identity for p in parsed.people] == ["ann-gh"]

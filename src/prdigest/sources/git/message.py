@@ -14,19 +14,27 @@ the body wherever they stand (a squash of several commits repeats them mid-body)
 as people. GitHub's ``---------`` separator before co-author lines goes with them.
 
 A person is named by GitHub login when the e-mail is a GitHub no-reply address
-(``[id+]login@users.noreply.github.com``, which also covers ``dependabot[bot]``); otherwise by the
-name in the commit. Git has no logins, so that is the best identity the clone holds.
+(``[id+]login@users.noreply.github.com``, which also covers ``dependabot[bot]``) or the trailer
+links a GitHub profile; otherwise by the name in the commit. Git has no logins, so that is the
+best identity the clone holds. Trailers typed by hand in PR descriptions come in many shapes;
+besides ``Name <e-mail>`` these are read: ``Name e-mail``, ``[Name](e-mail or profile URL)``,
+``Name [e-mail](mailto:e-mail)``, HTML-escaped brackets, and an empty trailer whose person is on
+the next line. Git's placeholder identity (``Your Name``/``you@example.com``) is nobody.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
 _SQUASH = re.compile(r"^(?P<title>.*?)\s*\(#(?P<number>\d+)\)\s*$")
 _MERGE = re.compile(r"^Merge pull request #(?P<number>\d+) from (?P<head>\S+)")
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by)\s*:\s*(?P<who>.*?)\s*$", re.I)
-_PERSON = re.compile(r"^(?P<name>.*?)\s*<(?P<email>[^<>]*)>$")
+_ANGLE = re.compile(r"^(?P<name>.*?)\s*<(?P<email>[^<>]*)>")
+_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)]*)\)")
+_PROFILE = re.compile(r"^https?://github\.com/(?P<login>[A-Za-z0-9][A-Za-z0-9-]{0,38})/?$", re.I)
+_PLACEHOLDERS = frozenset({"your name", "you@example.com", "your.email@example.com"})
 _NOREPLY = re.compile(
     r"^(?:\d+\+)?(?P<login>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?)@users\.noreply\.github\.com$",
     re.I,
@@ -38,14 +46,19 @@ _SEPARATOR = re.compile(r"^\s*-{3,}\s*$")
 class Person:
     name: str
     email: str
+    login: str | None = None  # from a linked GitHub profile
 
     @property
     def identity(self) -> str:
-        """GitHub login when the e-mail reveals it, else the name (else the e-mail)."""
+        """GitHub login when known, else the name (else the e-mail)."""
+        if self.login:
+            return self.login
         match = _NOREPLY.match(self.email)
-        if match:
-            return match.group("login")
-        return self.name or self.email
+        return match.group("login") if match else self.name or self.email
+
+    @property
+    def nobody(self) -> bool:
+        return not self.identity or bool({self.name.lower(), self.email.lower()} & _PLACEHOLDERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +72,28 @@ class PRMessage:
 
 
 def parse_person(text: str) -> Person:
-    match = _PERSON.match(text.strip())
-    if not match:
-        return Person(text.strip(), "")
-    return Person(match.group("name").strip().strip('"'), match.group("email").strip())
+    """``Name <e-mail>`` and the hand-typed variants listed in the module docstring."""
+    plain = html.unescape(text).strip().strip("“”\"'")
+    angle = _ANGLE.match(plain)
+    if angle:
+        return Person(_clean(angle.group("name")), _clean(angle.group("email")))
+    link = _LINK.search(plain)
+    if link:
+        target = link.group("target").removeprefix("mailto:").strip()
+        profile = _PROFILE.match(target)
+        outside = _clean(plain[: link.start()] + plain[link.end() :])
+        name = outside or _clean(link.group("text"))
+        if profile:
+            return Person(name, "", login=profile.group("login"))
+        return Person(name, target if "@" in target else "")
+    words = plain.split()
+    if len(words) > 1 and "@" in words[-1]:
+        return Person(_clean(" ".join(words[:-1])), words[-1])
+    return Person(_clean(plain), "")
+
+
+def _clean(text: str) -> str:
+    return text.strip().strip("“”\"'").strip()
 
 
 def _split_trailers(lines: list[str]) -> tuple[list[str], list[Person]]:
@@ -70,10 +101,19 @@ def _split_trailers(lines: list[str]) -> tuple[list[str], list[Person]]:
     kept: list[str] = []
     people: list[Person] = []
     removed = False
-    for line in lines:
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
         trailer = _TRAILER.match(line)
         if trailer:
-            people.append(parse_person(trailer.group("who")))
+            who = trailer.group("who")
+            if not who and index < len(lines) and _lone_name(lines[index]):
+                who = lines[index]  # "Co-authored-by:" with the person on the next line
+                index += 1
+            person = parse_person(who)
+            if not person.nobody:
+                people.append(person)
             removed = True
             continue
         if removed and not line.strip() and kept and not kept[-1].strip():
@@ -85,6 +125,16 @@ def _split_trailers(lines: list[str]) -> tuple[list[str], list[Person]]:
     while kept and not kept[0].strip():
         kept.pop(0)
     return kept, people
+
+
+def _lone_name(line: str) -> bool:
+    """A line that can only be a person: one short token, a link or ``Name <e-mail>``."""
+    text = line.strip()
+    return (
+        bool(text)
+        and len(text) <= 120
+        and (bool(_ANGLE.match(text)) or bool(_LINK.fullmatch(text)) or " " not in text)
+    )
 
 
 def parse_message(message: str) -> PRMessage | None:
@@ -134,6 +184,8 @@ def authors(primary: Person, people: tuple[Person, ...]) -> list[str]:
     result: list[str] = []
     seen: set[str] = set()
     for person in (primary, *people):
+        if person.nobody:
+            continue
         keys = {key.lower() for key in (person.identity, person.name, person.email) if key}
         if keys & seen:
             seen |= keys

@@ -186,11 +186,7 @@ def _merge_parts(
     else:
         author = listed[0].author if listed else None
     known = {c.author.lower() for c in listed if c.author}
-    extra = [
-        name
-        for name in authors(Person("", ""), message.people)
-        if name and name.lower() not in known
-    ]
+    extra = [name for name in authors(Person("", ""), message.people) if name.lower() not in known]
     subject = commit.message.split("\n", 1)[0]
     listed += [
         Commit(sha=commit.sha, message=subject, author=name, committed_at=commit.committed_at)
@@ -213,7 +209,7 @@ def to_record(
         author, commits = _merge_parts(commit, message, repo, merges.of(commit.sha))
     else:
         names = authors(Person(commit.author_name, commit.author_email), message.people)
-        author, commits = names[0], _squash_commits(commit, names)
+        author, commits = (names[0] if names else None), _squash_commits(commit, names)
     try:
         record = PullRequest(
             schema_id=SCHEMA_ID,
