@@ -17,6 +17,7 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from prdigest.analyze import analyze
@@ -44,33 +45,54 @@ def floor_seconds(path: Path, ref: str) -> tuple[float, int]:
     return time.perf_counter() - start, size
 
 
-def ingest_seconds(
+@dataclass
+class Ingest:
+    total: float = 0.0  # wall time of the whole loop
+    analyze: float = 0.0  # of which in analyze()
+    store: float = 0.0  # of which in upsert_prs()
+    prs: int = 0
+    skipped: int = 0
+    lines: int = 0  # patch lines kept in the records
+
+    @property
+    def read(self) -> float:
+        return self.total - self.analyze - self.store
+
+
+def ingest(
     path: Path, repo: str, branch: str | None, store_path: Path | None, limit: int | None
-) -> tuple[float, int, int, int]:
-    """Wall time, PRs, skipped commits and patch lines of reading + analyzing every PR."""
+) -> Ingest:
+    """Read every PR of the history with the git source, analyze it, and store it if asked."""
     preset = load_preset(repo, None)
     store = open_store(store_path) if store_path else None
-    prs = skipped = lines = 0
+    result = Ingest()
     batch: list[PullRequest] = []
     start = time.perf_counter()
     for item in read_prs(path, repo, branch=branch):
         if not isinstance(item, PullRequest):
-            skipped += 1
+            result.skipped += 1
             continue
-        prs += 1
-        lines += sum(f.patch.count("\n") + 1 for f in item.files or () if f.patch)
+        result.prs += 1
+        result.lines += sum(f.patch.count("\n") + 1 for f in item.files or () if f.patch)
+        began = time.perf_counter()
         analyze(item, preset, pr_version=item.version_key)
+        result.analyze += time.perf_counter() - began
         if store is not None:
             batch.append(item)
-            if len(batch) >= 200:
+            if len(batch) >= 200 or (limit and result.prs >= limit):
+                began = time.perf_counter()
                 store.upsert_prs(batch)
+                result.store += time.perf_counter() - began
                 batch.clear()
-        if limit and prs >= limit:
+        if limit and result.prs >= limit:
             break
     if store is not None:
+        began = time.perf_counter()
         store.upsert_prs(batch)
         store.close()
-    return time.perf_counter() - start, prs, skipped, lines
+        result.store += time.perf_counter() - began
+    result.total = time.perf_counter() - start
+    return result
 
 
 def main(argv: list[str]) -> int:
@@ -89,19 +111,27 @@ def main(argv: list[str]) -> int:
         return 0
     ref = resolve_branch(args.path, args.branch).ref
     floor, size = floor_seconds(args.path, ref)
-    took, prs, skipped, lines = ingest_seconds(
-        args.path, args.repo, args.branch, args.store, args.limit
-    )
+    run = ingest(args.path, args.repo, args.branch, args.store, args.limit)
     own_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     git_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    ratio = took / floor
+    ratio = run.total / floor
     print(
-        f"history: {args.path} ({ref}), {prs} PRs, {skipped} commits skipped, "
-        f"{lines:,} patch lines kept, git log output {size / 1e6:.0f} MB"
+        f"history: {args.path} ({ref}), {run.prs} PRs, {run.skipped} commits skipped, "
+        f"{run.lines:,} patch lines kept, git log output {size / 1e6:.0f} MB"
     )
-    print(f"floor  git log --first-parent -p --numstat: {floor:7.2f} s")
-    print(f"ingest read_prs + analyze{' + store' if args.store else ''}:      {took:7.2f} s")
-    print(f"ratio  {ratio:.2f} (target ≤ {TARGET_RATIO})")
+    print(f"floor   git log --first-parent -p --numstat   {floor:7.2f} s")
+    print(
+        f"ingest  read_prs + analyze{' + store' if args.store else ''}"
+        f"{'' if args.store else '        '}       {run.total:7.2f} s"
+    )
+    print(
+        f"          of which read (git + parse + records) {run.read:7.2f} s "
+        f"(ratio {run.read / floor:.2f} alone)"
+    )
+    print(f"          of which analyze                      {run.analyze:7.2f} s")
+    if args.store:
+        print(f"          of which store                        {run.store:7.2f} s")
+    print(f"ratio   {ratio:.2f} (target ≤ {TARGET_RATIO})")
     print(
         f"peak RSS  python {own_mb:.0f} MB (target ≤ {TARGET_RSS_MB}), largest git child "
         f"{git_mb:.0f} MB"
