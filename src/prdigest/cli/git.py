@@ -81,7 +81,9 @@ def summary_lines(result: GitSyncResult, window: Window) -> list[str]:
     return lines
 
 
-def _sync(git_path: Path, branch: str | None, repo: str, window: Window, db: Path | None) -> None:
+def _sync(
+    git_path: Path, branch: str | None, repo: str, window: Window, db: Path | None, *, err: bool
+) -> None:
     with opened(db) as store, progress_bar("git log") as progress:
         result = sync_from_git(
             store,
@@ -93,7 +95,7 @@ def _sync(git_path: Path, branch: str | None, repo: str, window: Window, db: Pat
             progress=progress,
         )
     for line in summary_lines(result, window):
-        click.echo(line, err=True)
+        click.echo(line, err=err)
 
 
 @cli.command("sync-git")
@@ -111,7 +113,7 @@ def sync_git(
     db: Path | None,
 ) -> None:
     """Store the PRs merged in a window, read from a local clone (squash or merge commits)."""
-    _sync(git_path, branch, repo, make_window(day, since, until, tz), db)
+    _sync(git_path, branch, repo, make_window(day, since, until, tz), db, err=False)
 
 
 @cli.command("run-git")
@@ -136,7 +138,7 @@ def run_git(
 ) -> None:
     """Sync a window from a local clone, then print its digest (the sync summary goes to stderr)."""
     window = make_window(day, since, until, tz)
-    _sync(git_path, branch, repo, window, db)
+    _sync(git_path, branch, repo, window, db, err=True)  # stdout carries the digest
     options = DigestOptions(
         repo=repo,
         window=window,

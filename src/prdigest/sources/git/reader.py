@@ -137,10 +137,7 @@ def newest_commit_at(path: Path, branch: Branch) -> datetime | None:
 def _shallow_boundaries(path: Path) -> frozenset[str]:
     """Commits where a shallow clone's history is cut: their diff would be the whole tree."""
     _, out, _ = runner.run(path, "rev-parse", "--git-path", "shallow")
-    shallow = Path(out.decode().strip())
-    if not shallow.is_absolute():
-        _, top, _ = runner.run(path, "rev-parse", "--show-cdup")
-        shallow = (path / top.decode().strip() / shallow).resolve()
+    shallow = path / out.decode().strip()  # relative to the directory git ran in, if not absolute
     try:
         return frozenset(shallow.read_text().split())
     except FileNotFoundError:
