@@ -243,6 +243,20 @@ def test_whole_history_and_other_windows(clone: Path) -> None:
     assert list(read_prs(clone, REPO, since=empty.since, until=empty.until)) == []
 
 
+def test_window_survives_committer_dates_out_of_order(tmp_path: Path) -> None:
+    repo = ScriptedRepo(tmp_path / "unordered")
+    for number, when in [
+        (1, "2026-06-10T01:00:00+00:00"),
+        (2, "2026-06-08T12:00:00+00:00"),
+        (3, "2026-06-10T03:00:00+00:00"),
+    ]:
+        repo.write("f.txt", f"{number}\n")
+        repo.commit(f"Change {number} (#{number})", when)
+    window = day_window(DAY)
+    items = read_prs(repo.path, REPO, since=window.since, until=window.until)
+    assert [i.number for i in items if isinstance(i, PullRequest)] == [3, 1]
+
+
 def test_branch_option_reads_another_branch(clone: Path) -> None:
     items = list(read_prs(clone, REPO, branch="feature-x"))
     assert [i.number if isinstance(i, PullRequest) else i.subject for i in items] == [

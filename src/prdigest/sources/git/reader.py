@@ -82,7 +82,7 @@ def resolve_branch(path: Path, branch: str | None) -> Branch:
         code, out, _ = runner.run(
             path, "symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD", check=False
         )
-        ref = out.decode().strip() if code == 0 and out.strip() else "HEAD"
+        ref = out.decode(errors="replace").strip() if code == 0 and out.strip() else "HEAD"
     code, _, _ = runner.run(
         path,
         "rev-parse",
@@ -99,7 +99,7 @@ def resolve_branch(path: Path, branch: str | None) -> Branch:
     name = ref
     if ref == "HEAD":
         code, out, _ = runner.run(path, "symbolic-ref", "-q", "--short", "HEAD", check=False)
-        name = out.decode().strip() if code == 0 else "HEAD"
+        name = out.decode(errors="replace").strip() if code == 0 else "HEAD"
     return Branch(ref=ref, name=name.removeprefix("origin/"))
 
 
@@ -108,10 +108,14 @@ def check_repo_name(repo: str) -> None:
         raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
 
 
-def _window_args(since: datetime | None, until: datetime | None) -> list[str]:
+def _window_args(path: Path, since: datetime | None, until: datetime | None) -> list[str]:
     args = []
     if since is not None:
-        args.append(f"--since={since.isoformat()}")
+        # Plain --since stops at the first older commit; with committer dates out of order
+        # (rebased direct pushes) that would hide part of the window. --since-as-filter
+        # (git 2.37+) looks at every commit instead; headers only, so it stays cheap.
+        option = "--since-as-filter" if runner.version(path) >= (2, 37) else "--since"
+        args.append(f"{option}={since.isoformat()}")
     if until is not None:
         args.append(f"--until={until.isoformat()}")
     return args
@@ -122,7 +126,13 @@ def count_commits(
 ) -> int:
     """First-parent commits of the window (cheap: no diffs), for a progress total."""
     _, out, _ = runner.run(
-        path, "rev-list", "--count", "--first-parent", *_window_args(since, until), branch.ref, "--"
+        path,
+        "rev-list",
+        "--count",
+        "--first-parent",
+        *_window_args(path, since, until),
+        branch.ref,
+        "--",
     )
     return int(out.strip() or 0)
 
@@ -267,7 +277,7 @@ def read_branch(
     shallow = _shallow_boundaries(path)
     merges = MergeCommits(path)
     seen: set[int] = set()
-    args = [*_DIFF_OPTIONS, *_window_args(since, until), target.ref, "--"]
+    args = [*_DIFF_OPTIONS, *_window_args(path, since, until), target.ref, "--"]
     with runner.stream(path, "log", *args) as readline:
         for commit in parse_log(readline):
             # git's --until is inclusive and its --since relies on ordered dates: be exact here

@@ -8,7 +8,9 @@ cannot block on a full stderr pipe while we are reading stdout.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -61,6 +63,14 @@ def run(path: Path, *args: str, check: bool = True) -> tuple[int, bytes, str]:
     if check and done.returncode != 0:
         raise SourceError(f"git {args[0]} failed in {path}: {stderr}")
     return done.returncode, done.stdout, stderr
+
+
+@functools.cache
+def version(path: Path) -> tuple[int, int]:
+    """(major, minor) of the installed git; (0, 0) when the version text is unusual."""
+    _, out, _ = run(path, "version")
+    match = re.search(rb"(\d+)\.(\d+)", out)
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
 
 
 def check_repository(path: Path) -> None:
