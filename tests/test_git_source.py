@@ -257,6 +257,13 @@ def test_window_survives_committer_dates_out_of_order(tmp_path: Path) -> None:
     assert [i.number for i in items if isinstance(i, PullRequest)] == [3, 1]
 
 
+def test_stopping_early_ends_the_git_process(clone: Path) -> None:
+    items = read_prs(clone, REPO)
+    first = next(items)
+    items.close()  # e.g. a caller that needed only the newest PR
+    assert isinstance(first, PullRequest) and first.number == 106
+
+
 def test_branch_option_reads_another_branch(clone: Path) -> None:
     items = list(read_prs(clone, REPO, branch="feature-x"))
     assert [i.number if isinstance(i, PullRequest) else i.subject for i in items] == [

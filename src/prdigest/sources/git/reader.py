@@ -21,7 +21,7 @@ trailers and a record has a single ``author``; for a true merge, the merged comm
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -253,7 +253,7 @@ def read_prs(
     since: datetime | None = None,
     until: datetime | None = None,
     branch: str | None = None,
-) -> Iterator[PullRequest | SkippedCommit]:
+) -> Generator[PullRequest | SkippedCommit, None, None]:
     """PRs merged into the branch in [since, until), newest first, as a stream.
 
     ``None`` bounds read the whole history. Commits that are not PRs come out as
@@ -272,7 +272,7 @@ def read_branch(
     *,
     since: datetime | None = None,
     until: datetime | None = None,
-) -> Iterator[PullRequest | SkippedCommit]:
+) -> Generator[PullRequest | SkippedCommit, None, None]:
     """:func:`read_prs` for an already resolved branch."""
     shallow = _shallow_boundaries(path)
     merges = MergeCommits(path)
