@@ -1,15 +1,15 @@
 """Running ``git``: short commands whose output is read whole, and one streamed ``git log``.
 
-Every command runs with a fixed environment and configuration so that a user's settings
-(colours, diff prefixes, quoted paths, external diff drivers, signatures, a localised git)
-cannot change the text we parse. stderr goes to a temporary file, never a pipe: a chatty git
-cannot block on a full stderr pipe while we are reading stdout.
+Every command runs with a pinned configuration (``-c`` here, diff options at the call sites)
+so that a user's settings (colours, diff prefixes, quoted paths, external diff drivers,
+signatures) cannot change the text we parse. The environment is inherited as it is; git's own
+error messages are passed on verbatim. stderr goes to a temporary file, never a pipe: a chatty
+git cannot block on a full stderr pipe while we are reading stdout.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
 import subprocess
 import tempfile
@@ -32,15 +32,6 @@ _CONFIG = (
 )
 
 
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env["LC_ALL"] = "C"  # git's messages in English: errors are matched and shown as they are
-    env.pop("GIT_DIR", None)  # the path given is the repository, not an inherited one
-    env.pop("GIT_WORK_TREE", None)
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    return env
-
-
 def command(path: Path, *args: str) -> list[str]:
     config = [item for setting in _CONFIG for item in ("-c", setting)]
     return ["git", "-C", str(path), *config, *args]
@@ -54,9 +45,7 @@ def _first_line(raw: bytes) -> str:
 def run(path: Path, *args: str, check: bool = True) -> tuple[int, bytes, str]:
     """Run a short git command; returns (exit code, stdout, first line of stderr)."""
     try:
-        done = subprocess.run(
-            command(path, *args), capture_output=True, env=_environment(), check=False
-        )
+        done = subprocess.run(command(path, *args), capture_output=True, check=False)
     except FileNotFoundError as exc:
         raise SourceError("git is not installed (no 'git' on PATH)") from exc
     stderr = _first_line(done.stderr)
@@ -96,7 +85,6 @@ def stream(path: Path, *args: str) -> Iterator[ReadLine]:
                 command(path, *args),
                 stdout=subprocess.PIPE,
                 stderr=errors,
-                env=_environment(),
                 bufsize=1 << 20,
             )
         except FileNotFoundError as exc:
