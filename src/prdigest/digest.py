@@ -60,8 +60,9 @@ def analyze_stored(store: Store, pr: PullRequest, preset: Preset) -> Analyzed:
     if dossier is None:
         dossier = analyze(pr, preset, pr_version=pr.version_key)
         store.put_dossier(dossier, pr_hash, preset.key)
-    assessment = store.get_assessment(pr.repo, pr.number, pr_hash, ANALYZER_VERSION, preset.key,
-                                      TRIAGE_VERSION)
+    assessment = store.get_assessment(
+        pr.repo, pr.number, pr_hash, ANALYZER_VERSION, preset.key, TRIAGE_VERSION
+    )
     if assessment is None:
         assessment = assess(dossier)
         store.put_assessment(assessment, pr_hash, ANALYZER_VERSION, preset.key)
@@ -69,13 +70,21 @@ def analyze_stored(store: Store, pr: PullRequest, preset: Preset) -> Analyzed:
 
 
 def entry_key(item: Analyzed, preset: Preset, writer: Writer, lang: Lang, paragraph: bool) -> str:
-    parts = [item.pr_hash, ANALYZER_VERSION, preset.key, TRIAGE_VERSION, writer.key, lang,
-             "p" if paragraph else "t"]
+    parts = [
+        item.pr_hash,
+        ANALYZER_VERSION,
+        preset.key,
+        TRIAGE_VERSION,
+        writer.key,
+        lang,
+        "p" if paragraph else "t",
+    ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def _entry(store: Store, item: Analyzed, preset: Preset, writer: Writer, lang: Lang,
-           paragraph: bool) -> Entry:
+def _entry(
+    store: Store, item: Analyzed, preset: Preset, writer: Writer, lang: Lang, paragraph: bool
+) -> Entry:
     key = entry_key(item, preset, writer, lang, paragraph)
     cached = store.get_entry(item.pr.repo, item.pr.number, key)
     if cached is not None:
@@ -87,10 +96,21 @@ def _entry(store: Store, item: Analyzed, preset: Preset, writer: Writer, lang: L
 
 def _head(item: Analyzed) -> PRHead:
     d, a = item.dossier, item.assessment
-    return PRHead(repo=d.repo, number=d.number, title=d.title, url=d.url, author=d.author,
-                  additions=d.additions, deletions=d.deletions, merged_at=d.merged_at,
-                  merge_commit_sha=d.merge_commit_sha, kind=d.kind, area=a.area, area_en=a.area_en,
-                  coverage=d.coverage.label)
+    return PRHead(
+        repo=d.repo,
+        number=d.number,
+        title=d.title,
+        url=d.url,
+        author=d.author,
+        additions=d.additions,
+        deletions=d.deletions,
+        merged_at=d.merged_at,
+        merge_commit_sha=d.merge_commit_sha,
+        kind=d.kind,
+        area=a.area,
+        area_en=a.area_en,
+        coverage=d.coverage.label,
+    )
 
 
 def _group_others(items: list[DigestItem], lang: Lang) -> tuple[AreaGroup, ...]:
@@ -99,12 +119,15 @@ def _group_others(items: list[DigestItem], lang: Lang) -> tuple[AreaGroup, ...]:
         area = (item.pr.area if lang == "zh" else item.pr.area_en) or OTHER_AREA[lang]
         groups.setdefault(area, []).append(item)
     ordered = sorted(groups.items(), key=lambda kv: (kv[0] == OTHER_AREA[lang], -len(kv[1]), kv[0]))
-    return tuple(AreaGroup(area=area, items=tuple(sorted(members, key=lambda i: i.pr.number)))
-                 for area, members in ordered)
+    return tuple(
+        AreaGroup(area=area, items=tuple(sorted(members, key=lambda i: i.pr.number)))
+        for area, members in ordered
+    )
 
 
-def build_digest(store: Store, options: DigestOptions, writer: Writer,
-                 progress: Progress | None = None) -> Digest:
+def build_digest(
+    store: Store, options: DigestOptions, writer: Writer, progress: Progress | None = None
+) -> Digest:
     """The digest of one window: every merged PR, the best ``top`` with a paragraph."""
     preset = load_preset(options.repo, options.preset_path)
     records = store.prs_in_window(options.repo, options.window.since, options.window.until)
@@ -119,17 +142,23 @@ def build_digest(store: Store, options: DigestOptions, writer: Writer,
         item = analyzed[assessment.number]
         selected = assessment.number in chosen
         entry = _entry(store, item, preset, writer, options.lang, selected)
-        items[assessment.number] = DigestItem(pr=_head(item), assessment=assessment, entry=entry,
-                                              selected=selected)
+        items[assessment.number] = DigestItem(
+            pr=_head(item), assessment=assessment, entry=entry, selected=selected
+        )
         if progress:
             progress(len(records) + done, len(records) * 2)
     ranked = [items[a.number] for a in rank([x.assessment for x in analyzed.values()])]
     selected_items = tuple(i for i in ranked if i.selected)
     counts = {level.value: sum(1 for i in ranked if i.assessment.level is level) for level in Level}
-    return Digest(repo=options.repo, window=options.window, lang=options.lang,
-                  selected=selected_items,
-                  others=_group_others([i for i in ranked if not i.selected], options.lang),
-                  total=len(ranked), counts=counts)
+    return Digest(
+        repo=options.repo,
+        window=options.window,
+        lang=options.lang,
+        selected=selected_items,
+        others=_group_others([i for i in ranked if not i.selected], options.lang),
+        total=len(ranked),
+        counts=counts,
+    )
 
 
 def explain(store: Store, repo: str, number: int, preset_path: Path | None = None) -> Analyzed:

@@ -58,9 +58,7 @@ class InputError(PrdigestError):
 class RecordError(InputError):
     """One PR record is invalid; names the PR (when known) and the field."""
 
-    def __init__(
-        self, reason: str, *, pr: str | None = None, field: str | None = None
-    ) -> None:
+    def __init__(self, reason: str, *, pr: str | None = None, field: str | None = None) -> None:
         where = pr or "record"
         if field:
             where = f"{where} field {field!r}"

@@ -120,7 +120,17 @@ class SymbolFact(Fact):
 
     name: str
     kind: Literal[
-        "function", "method", "class", "struct", "enum", "trait", "macro", "shell", "constant", "step"
+        "function",
+        "method",
+        "class",
+        "struct",
+        "enum",
+        "trait",
+        "macro",
+        "shell",
+        "constant",
+        "step",
+        "field",
     ]
     path: str
     line: int | None = None
@@ -165,6 +175,7 @@ class ClaimFact(Fact):
     text: str
     figure: str
     metric: str | None = None
+    in_table: bool = False  # one row of a results table: the table as a whole makes the claim
 
 
 class ReviewerFact(Fact):
@@ -234,7 +245,8 @@ class SignalFact(Fact):
     """A risk or follow-up signal: something a careful reader would want pointed out."""
 
     kind: SignalKind
-    detail: str  # the code name or text that triggered it (shown in backticks)
+    detail: str  # the code name or text that triggered it, verbatim from the record
+    value: str | None = None  # e.g. the number a magic constant is set to
     path: str | None = None
     line: int | None = None
     owner: str | None = None  # TODO(owner)

@@ -6,17 +6,18 @@ explain`` can show exactly why a PR landed where it did.
 
 How a level is chosen, first rule that applies:
 
-1. ``list_only``: authored by a bot; or a tiny non-source change (≤ 3 lines) with a thin body
-   and no review discussion.
+1. ``list_only``: authored by a bot (``…[bot]``).
 2. ``skip``: ownership files only (CODEOWNERS); a docs-only change of ≤ 6 lines; a dependency
    pin with no code change; a chore of ≤ 10 lines.
-3. ``skim``: a small change (≤ 12 changed lines outside tests) that is neither a fix with tests
-   nor shaped by a rich review (changes requested, ≥ 3 threads by people); or any PR scoring
-   under ``SKIM_BELOW``.
-4. ``must_read``: fix / perf / feature / refactor / revert work with source changes scoring at
+3. ``list_only``: a tiny non-source change (≤ 3 lines) with a thin description and no review.
+4. ``worth_reading``: a docs-only change of ≥ 50 lines (a guide).
+5. ``skim``: a small change (≤ 12 lines in all, or ≤ 12 outside tests with no test work)
+   unless it is a fix in a core area, a fix with tests, or shaped by a rich review (changes
+   requested, ≥ 3 threads by people); or any PR scoring under ``SKIM_BELOW``.
+6. ``must_read``: fix / perf / feature / refactor / revert work with source changes scoring at
    least ``MUST_READ_AT``.
-5. ``worth_reading``: everything else (CI and test infrastructure, docs guides, dependency bumps
-   with adaptations, moves).
+7. ``worth_reading``: everything else (CI and test infrastructure, dependency bumps with
+   adaptations, moves).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ KIND_BASE = {
 }
 MUST_READ_AT = 6.0
 SKIM_BELOW = 3.0
+SMALL_LINES = 12
+DOCS_GUIDE_LINES = 50
 SUBSTANTIVE_BODY_CHARS = 800  # a template filled with a real analysis, not a one-line purpose
 OWNERSHIP_FILES = ("CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS", "OWNERS", "MAINTAINERS")
 SIGNAL_BONUS = {
@@ -86,22 +89,40 @@ def _human_reviewers(dossier: Dossier) -> int:
 
 def score_reasons(dossier: Dossier) -> list[Reason]:
     """Each contribution to the score, largest topics first."""
-    reasons = [_reason("kind", f"{dossier.kind.value} ({dossier.kind_evidence})", KIND_BASE[dossier.kind])]
+    reasons = [
+        _reason("kind", f"{dossier.kind.value} ({dossier.kind_evidence})", KIND_BASE[dossier.kind])
+    ]
     area = dossier.primary_area
     if area is not None and area.core:
-        reasons.append(_reason("core_area", f"core area {area.id} ({area.share:.0%} of changes)",
-                               1.5 * area.weight))
+        reasons.append(
+            _reason(
+                "core_area", f"core area {area.id} ({area.share:.0%} of changes)", 1.5 * area.weight
+            )
+        )
     source = _lines(dossier, Role.SOURCE)
     if source:
-        reasons.append(_reason("source_size", f"{source} source lines changed",
-                               min(2.0, math.log10(source + 1))))
+        reasons.append(
+            _reason(
+                "source_size", f"{source} source lines changed", min(2.0, math.log10(source + 1))
+            )
+        )
     infra = _lines(dossier, Role.CI, Role.BUILD)
     if infra:
-        reasons.append(_reason("infra_size", f"{infra} CI/build lines changed",
-                               min(1.5, 0.75 * math.log10(infra + 1))))
+        reasons.append(
+            _reason(
+                "infra_size",
+                f"{infra} CI/build lines changed",
+                min(1.5, 0.75 * math.log10(infra + 1)),
+            )
+        )
     if dossier.tests:
-        reasons.append(_reason("tests_added", f"{len(dossier.tests)} test(s) added",
-                               min(1.0, 0.5 * len(dossier.tests))))
+        reasons.append(
+            _reason(
+                "tests_added",
+                f"{len(dossier.tests)} test(s) added",
+                min(1.0, 0.5 * len(dossier.tests)),
+            )
+        )
     if dossier.techniques:
         names = ", ".join(t.label for t in dossier.techniques[:3])
         reasons.append(_reason("test_techniques", names, min(1.0, 0.3 * len(dossier.techniques))))
@@ -119,17 +140,41 @@ def score_reasons(dossier: Dossier) -> list[Reason]:
 
 def _discussion_reasons(dossier: Dossier) -> list[Reason]:
     reasons = []
-    requested = [r.login for r in dossier.reviewers if "CHANGES_REQUESTED" in r.states and not r.is_bot]
+    requested = [
+        r.login for r in dossier.reviewers if "CHANGES_REQUESTED" in r.states and not r.is_bot
+    ]
     if requested:
-        reasons.append(_reason("changes_requested", f"changes requested by {', '.join(requested)}", 1.0))
+        reasons.append(
+            _reason("changes_requested", f"changes requested by {', '.join(requested)}", 1.0)
+        )
     human_threads = [t for t in dossier.threads if not t.started_by_bot]
     if len(human_threads) >= 2:
-        reasons.append(_reason("review_threads", f"{len(human_threads)} review threads by people",
-                               min(1.0, 0.25 * len(human_threads))))
+        reasons.append(
+            _reason(
+                "review_threads",
+                f"{len(human_threads)} review threads by people",
+                min(1.0, 0.25 * len(human_threads)),
+            )
+        )
     after = [c for c in dossier.commits if c.after_review]
     if after and _human_reviewers(dossier):
         reasons.append(_reason("commits_after_review", f"{len(after)} commit(s) after review", 0.5))
     return reasons
+
+
+def _small(dossier: Dossier, total: int, outside_tests: int) -> bool:
+    """A few lines in all, or a few lines outside tests with no test work to learn from."""
+    return total <= SMALL_LINES or (
+        outside_tests <= SMALL_LINES and not dossier.tests and not dossier.techniques
+    )
+
+
+def _exempt_from_small(dossier: Dossier, source: int) -> bool:
+    """Small but still worth more than a skim: a core fix, a fix with tests, a rich review."""
+    area = dossier.primary_area
+    core_fix = dossier.kind is Kind.FIX and source > 0 and area is not None and area.core
+    tested_fix = dossier.kind is Kind.FIX and source > 0 and bool(dossier.tests)
+    return core_fix or tested_fix or _rich_discussion(dossier)
 
 
 def _rich_discussion(dossier: Dossier) -> bool:
@@ -149,8 +194,6 @@ def _level_rule(dossier: Dossier, score: float) -> tuple[Level, str]:
     roles = {f.role for f in dossier.files}
     if dossier.author and dossier.author.lower().endswith("[bot]"):
         return Level.LIST_ONLY, "authored by a bot"
-    if paths and source == 0 and total <= 3 and _body_chars(dossier) < SUBSTANTIVE_BODY_CHARS and not discussed:
-        return Level.LIST_ONLY, "tiny non-source change with a thin description"
     if paths and all(p.endswith(OWNERSHIP_FILES) for p in paths):
         return Level.SKIP, "ownership files only"
     if roles == {Role.DOCS} and total <= 6:
@@ -159,14 +202,19 @@ def _level_rule(dossier: Dossier, score: float) -> tuple[Level, str]:
         return Level.SKIP, "dependency pin without code change"
     if dossier.kind is Kind.CHORE and total <= 10:
         return Level.SKIP, "small chore"
-    if paths and outside_tests <= 12 and not (dossier.tests and dossier.kind is Kind.FIX and source) and (
-        not _rich_discussion(dossier)
-    ):
+    thin = _body_chars(dossier) < SUBSTANTIVE_BODY_CHARS
+    if paths and source == 0 and total <= 3 and thin and not discussed:
+        return Level.LIST_ONLY, "tiny non-source change with a thin description"
+    if roles == {Role.DOCS} and total >= DOCS_GUIDE_LINES:
+        return Level.WORTH_READING, "a docs guide"
+    if paths and _small(dossier, total, outside_tests) and not _exempt_from_small(dossier, source):
         return Level.SKIM, "small change"
     if score < SKIM_BELOW:
         return Level.SKIM, f"score under {SKIM_BELOW}"
-    if dossier.kind in (Kind.FIX, Kind.PERF, Kind.FEATURE, Kind.REFACTOR, Kind.REVERT) and source and (
-        score >= MUST_READ_AT
+    if (
+        dossier.kind in (Kind.FIX, Kind.PERF, Kind.FEATURE, Kind.REFACTOR, Kind.REVERT)
+        and source
+        and (score >= MUST_READ_AT)
     ):
         return Level.MUST_READ, f"{dossier.kind.value} with source changes, score ≥ {MUST_READ_AT}"
     return Level.WORTH_READING, "notable but not core reading"
@@ -180,11 +228,17 @@ def assess(dossier: Dossier) -> Assessment:
     area = dossier.primary_area
     focused = area is not None and area.share >= 0.5
     return Assessment(
-        repo=dossier.repo, number=dossier.number, level=level, score=score, reasons=tuple(reasons),
+        repo=dossier.repo,
+        number=dossier.number,
+        level=level,
+        score=score,
+        reasons=tuple(reasons),
         audience=area.audience if focused and area else None,
         audience_en=area.audience_en if focused and area else None,
-        area=area.name if area else None, area_en=area.name_en if area else None,
-        triage_version=TRIAGE_VERSION)
+        area=area.name if area else None,
+        area_en=area.name_en if area else None,
+        triage_version=TRIAGE_VERSION,
+    )
 
 
 def rank(assessments: Sequence[Assessment]) -> list[Assessment]:

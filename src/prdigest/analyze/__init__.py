@@ -31,7 +31,9 @@ from .patches import ParsedPatch, parse_patch
 __all__ = ["analyze", "coverage_of"]
 
 MAX_SYMBOLS = 200  # a vendored or generated file can define thousands; keep the dossier small
-_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py|[^/]*\.(?:test|spec)\.\w+)$")
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py|[^/]*\.(?:test|spec)\.\w+)$"
+)
 
 
 def is_test_file(fact: FileFact) -> bool:
@@ -44,19 +46,30 @@ def coverage_of(pr: PullRequest) -> Coverage:
     discussion_known = pr.reviews is not None or pr.review_threads is not None
     checks_known = pr.checks is not None
     if not pr.files:
-        return Coverage(diff=DiffCoverage.NONE, discussion=discussion_known, checks=checks_known,
-                        note="no file list")
+        return Coverage(
+            diff=DiffCoverage.NONE,
+            discussion=discussion_known,
+            checks=checks_known,
+            note="no file list",
+        )
     missing = [f.path for f in pr.files if f.patch is None and not f.binary]
     listed_short = pr.changed_files is not None and pr.changed_files > len(pr.files)
     if len(missing) == len(pr.files):
-        return Coverage(diff=DiffCoverage.NONE, discussion=discussion_known, checks=checks_known,
-                        note="file list without patches")
+        return Coverage(
+            diff=DiffCoverage.NONE,
+            discussion=discussion_known,
+            checks=checks_known,
+            note="file list without patches",
+        )
     if missing or listed_short:
         note = f"{len(missing)} file(s) without patch" if missing else ""
         if listed_short:
-            note = (note + "; " if note else "") + f"{len(pr.files)} of {pr.changed_files} files listed"
-        return Coverage(diff=DiffCoverage.PARTIAL, discussion=discussion_known, checks=checks_known,
-                        note=note)
+            note = (
+                note + "; " if note else ""
+            ) + f"{len(pr.files)} of {pr.changed_files} files listed"
+        return Coverage(
+            diff=DiffCoverage.PARTIAL, discussion=discussion_known, checks=checks_known, note=note
+        )
     return Coverage(diff=DiffCoverage.FULL, discussion=discussion_known, checks=checks_known)
 
 
@@ -64,12 +77,22 @@ def _file_facts(pr: PullRequest, preset: Preset) -> list[FileFact]:
     facts = []
     for index, change in enumerate(pr.files or (), start=1):
         role, generated = preset.role_of(change.path)
-        facts.append(FileFact(
-            id=f"f{index}", provenance=Provenance(kind="file", ref=change.path),
-            path=change.path, previous_path=change.previous_path, status=change.status, role=role,
-            language=language_of(change.path), additions=change.additions,
-            deletions=change.deletions, binary=change.binary,
-            has_patch=change.patch is not None, generated=generated))
+        facts.append(
+            FileFact(
+                id=f"f{index}",
+                provenance=Provenance(kind="file", ref=change.path),
+                path=change.path,
+                previous_path=change.previous_path,
+                status=change.status,
+                role=role,
+                language=language_of(change.path),
+                additions=change.additions,
+                deletions=change.deletions,
+                binary=change.binary,
+                has_patch=change.patch is not None,
+                generated=generated,
+            )
+        )
     return facts
 
 
@@ -84,13 +107,24 @@ def _code_facts(
             continue
         is_test = is_test_file(fact)
         if len(symbols) < MAX_SYMBOLS:
-            symbols += extract_symbols(patch, language=fact.language, in_test=is_test,
-                                       status=fact.status, first_id=len(symbols) + 1)
-        tests += extract_tests(patch, language=fact.language, is_test_file=is_test,
-                               first_id=len(tests) + 1)
+            symbols += extract_symbols(
+                patch,
+                language=fact.language,
+                in_test=is_test,
+                status=fact.status,
+                first_id=len(symbols) + 1,
+            )
+        tests += extract_tests(
+            patch, language=fact.language, is_test_file=is_test, first_id=len(tests) + 1
+        )
         if is_test or any(t.path == fact.path for t in tests):
             techniques += extract_techniques(patch, first_id=len(techniques) + 1)
-    return symbols[:MAX_SYMBOLS], tests, _unique_techniques(techniques)
+    test_names = {(t.path, t.name) for t in tests}
+    symbols = [
+        s.model_copy(update={"in_test": True}) if (s.path, s.name) in test_names else s
+        for s in symbols[:MAX_SYMBOLS]
+    ]
+    return symbols, tests, _unique_techniques(techniques)
 
 
 def _unique_techniques(found: list[TechniqueFact]) -> list[TechniqueFact]:
@@ -98,18 +132,24 @@ def _unique_techniques(found: list[TechniqueFact]) -> list[TechniqueFact]:
     seen: dict[str, TechniqueFact] = {}
     for fact in found:
         seen.setdefault(fact.technique, fact)
-    return [fact.model_copy(update={"id": f"q{i}"}) for i, fact in enumerate(seen.values(), start=1)]
+    return [
+        fact.model_copy(update={"id": f"q{i}"}) for i, fact in enumerate(seen.values(), start=1)
+    ]
 
 
 def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier:
     """Every fact about one PR that later stages may use, each with its provenance."""
+
     def is_bot(login: str | None, author_type: str | None) -> bool:
         return preset.is_bot(login, author_type)
 
     tags, subject = body.split_title(pr.title)
     files = _file_facts(pr, preset)
-    parsed = [(fact, parse_patch(fact.path, change.patch))
-              for fact, change in zip(files, pr.files or (), strict=True) if change.patch]
+    parsed = [
+        (fact, parse_patch(fact.path, change.patch))
+        for fact, change in zip(files, pr.files or (), strict=True)
+        if change.patch
+    ]
     symbols, tests, techniques = _code_facts(parsed)
     kind, kind_evidence = classify_kind(tags, subject, files, preset)
     sections = body.extract_sections(pr.body)
@@ -119,23 +159,54 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
     checks = discussion.checks_summary(pr)
     coverage = coverage_of(pr)
     found_signals = signals.detect(
-        parsed, files=files, tests=tests, sections=sections, threads=threads, checks=checks,
-        coverage=coverage, kind=kind, body=pr.body, env_prefixes=preset.env_prefixes,
-        commits=commits, remarks=remarks, is_test=is_test_file)
+        parsed,
+        files=files,
+        tests=tests,
+        sections=sections,
+        threads=threads,
+        checks=checks,
+        coverage=coverage,
+        kind=kind,
+        body=pr.body,
+        env_prefixes=preset.env_prefixes,
+        commits=commits,
+        remarks=remarks,
+        is_test=is_test_file,
+    )
     return Dossier(
-        repo=pr.repo, number=pr.number, title=pr.title, subject=subject, tags=tags,
-        url=pr.html_url, author=pr.author, merged_at=pr.merged_at,
-        merge_commit_sha=pr.merge_commit_sha, head_sha=pr.head_sha, labels=pr.labels or (),
+        repo=pr.repo,
+        number=pr.number,
+        title=pr.title,
+        subject=subject,
+        tags=tags,
+        url=pr.html_url,
+        author=pr.author,
+        merged_at=pr.merged_at,
+        merge_commit_sha=pr.merge_commit_sha,
+        head_sha=pr.head_sha,
+        labels=pr.labels or (),
         additions=pr.additions if pr.additions is not None else sum(f.additions for f in files),
         deletions=pr.deletions if pr.deletions is not None else sum(f.deletions for f in files),
         changed_files=pr.changed_files if pr.changed_files is not None else len(files),
-        kind=kind, kind_evidence=kind_evidence, areas=tuple(classify_areas(tags, files, preset)),
-        files=tuple(files), symbols=tuple(symbols), tests=tuple(tests),
-        techniques=tuple(techniques), sections=tuple(sections),
+        kind=kind,
+        kind_evidence=kind_evidence,
+        areas=tuple(classify_areas(tags, files, preset)),
+        files=tuple(files),
+        symbols=tuple(symbols),
+        tests=tuple(tests),
+        techniques=tuple(techniques),
+        sections=tuple(sections),
         claims=tuple(body.extract_claims(pr.body)),
-        reviewers=tuple(discussion.reviewers(pr, is_bot)), threads=tuple(threads),
-        remarks=tuple(remarks), issues=tuple(discussion.issues(pr)),
-        commits=tuple(commits), signals=tuple(found_signals),
-        checks=checks, coverage=coverage, series=body.series_of(pr.title),
-        reverts=body.reverted_pr(pr.title, pr.body), analyzer_version=ANALYZER_VERSION,
-        pr_version=pr_version)
+        reviewers=tuple(discussion.reviewers(pr, is_bot)),
+        threads=tuple(threads),
+        remarks=tuple(remarks),
+        issues=tuple(discussion.issues(pr)),
+        commits=tuple(commits),
+        signals=tuple(found_signals),
+        checks=checks,
+        coverage=coverage,
+        series=body.series_of(pr.title),
+        reverts=body.reverted_pr(pr.title, pr.body),
+        analyzer_version=ANALYZER_VERSION,
+        pr_version=pr_version,
+    )

@@ -16,7 +16,7 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HEADING = re.compile(r"^\s{0,3}(#{1,4})\s+(.+?)\s*#*\s*$")
 _BOLD_HEADING = re.compile(r"^\s*\*\*(.+?)\*\*:?\s*$")
 _CHECKLIST_START = re.compile(r"<details>|Essential Elements of an Effective PR", re.I)
-_PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-|\.\.\.|pending)\.?$", re.I)
+_PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-|\.\.\.|pending|[-*_]{3,})\.?$", re.I)
 
 SECTION_NAMES = {
     "purpose": ("purpose", "motivation", "summary", "description", "what", "why", "目的"),
@@ -26,15 +26,17 @@ SECTION_NAMES = {
     "notes": ("notes", "note", "follow-up", "follow-ups", "followups", "limitations"),
 }
 
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _FIGURE = re.compile(
-    r"(?<![\w.])(?:[+\-−~]?\s?\d+(?:\.\d+)?\s?(?:[-~～–]\s?\d+(?:\.\d+)?\s?)?%"
-    r"|\d+(?:\.\d+)?\s?[x×](?![\w])"
-    r"|\d+(?:\.\d+)?\s?(?:ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS)\b)"
+    rf"(?<![\w.,])(?:[+\-−~]?\s?(?:{_NUMBER})\s?(?:[-~～–]\s?(?:{_NUMBER})\s?)?%"
+    rf"|(?:{_NUMBER})\s?[x×](?![\w])"
+    rf"|(?:{_NUMBER})\s?(?:ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS)\b)"
 )
 _METRIC = re.compile(
     r"\b(?:throughput|latency|ITL|TTFT|TPOT|e2e|end-to-end|speed-?up|faster|slower|memory|"
     r"accuracy|QPS|tok/s|tokens/s|req/s|goodput|bandwidth|overhead|utili[sz]ation|"
-    r"acceptance|hit rate|reduction|improve(?:s|d|ment)?|regression|gsm8k|lm_eval)\b|吞吐|延迟|加速|显存|提升|降低",
+    r"acceptance|hit rate|reduction|improve(?:s|d|ment)?|regression|gsm8k|lm_eval)\b|"
+    r"吞吐|延迟|加速|显存|提升|降低",
     re.I,
 )
 _ISSUE_REF = re.compile(r"(?<![\w/])#(\d{2,7})\b")
@@ -61,13 +63,13 @@ def split_title(title: str) -> tuple[tuple[str, ...], str]:
         if not match:
             break
         tags.append(match.group(1).strip())
-        rest = rest[match.end():]
+        rest = rest[match.end() :]
     rest = _TRAILING_NUMBER.sub("", rest).strip() or title.strip()
     return tuple(tags), rest
 
 
 def visible_lines(body: str | None) -> list[BodyLine]:
-    """Body lines without HTML comments and without the trailing checklist, numbered as in the body."""
+    """Body lines without HTML comments or the trailing checklist, numbered as in the body."""
     if not body:
         return []
     text = body.replace("\r\n", "\n")
@@ -87,7 +89,7 @@ def visible_lines(body: str | None) -> list[BodyLine]:
 def _section_key(heading: str) -> str | None:
     low = heading.lower().strip(" :*")
     for key, names in SECTION_NAMES.items():
-        if any(low == n or low.startswith(n + " ") or low.startswith(n + ":") for n in names):
+        if any(low == n or low.startswith((n + " ", n + ":")) for n in names):
             return key
     return None
 
@@ -103,9 +105,16 @@ def extract_sections(body: str | None) -> list[SectionFact]:
         key, heading, line_no = current
         content = "\n".join(buffer).strip()
         empty = not content or all(_PLACEHOLDER.match(x.strip()) or not x.strip() for x in buffer)
-        sections.append(SectionFact(
-            id=f"b{len(sections) + 1}", provenance=Provenance(kind="body", ref="body", line=line_no),
-            name=key, heading=heading, text=content[:2000], empty=empty))
+        sections.append(
+            SectionFact(
+                id=f"b{len(sections) + 1}",
+                provenance=Provenance(kind="body", ref="body", line=line_no),
+                name=key,
+                heading=heading,
+                text=content[:2000],
+                empty=empty,
+            )
+        )
 
     for line in visible_lines(body):
         match = _HEADING.match(line.text) or _BOLD_HEADING.match(line.text)
@@ -124,32 +133,66 @@ def extract_sections(body: str | None) -> list[SectionFact]:
 
 
 def extract_claims(body: str | None, *, limit: int = 6) -> list[ClaimFact]:
-    """Lines of the body that state an effect with a figure (``ITL -5~9%``, ``2.1x faster``)."""
+    """Lines of the body that state an effect with a figure (``ITL -5~9%``, ``2.1x faster``).
+
+    A table row counts too, with the metric taken from the table's header row
+    (``| concurrency | before (tok/s) | after (tok/s) | delta |`` → ``tok/s``).
+    """
     claims: list[ClaimFact] = []
     seen: set[str] = set()
     in_fence = False
+    table_header: str | None = None
     for line in visible_lines(body):
         text = line.text.strip()
         if text.startswith("```"):
             in_fence = not in_fence
             continue
-        if in_fence or not text or _is_table_rule(text):
+        if in_fence or not text:
+            table_header = None if not text else table_header
             continue
-        figure = _FIGURE.search(text)
-        metric = _METRIC.search(text)
+        if text.startswith("|"):
+            if table_header is None:
+                table_header = text
+                continue
+            if _is_table_rule(text):
+                continue
+        else:
+            table_header = None
+        figure = _best_figure(text)
+        metric = _METRIC.search(text) or (_METRIC.search(table_header) if table_header else None)
         if figure is None or metric is None:
             continue
-        figure_text = re.sub(r"\s+", "", figure.group(0)).replace("−", "-")
+        figure_text = re.sub(r"\s+", "", figure).replace("−", "-")
         if figure_text in seen:
             continue
         seen.add(figure_text)
-        claims.append(ClaimFact(
-            id=f"c{len(claims) + 1}", provenance=Provenance(kind="body", ref="body", line=line.number),
-            text=_clip(text.strip("|*-> ").strip(), 200), figure=figure_text,
-            metric=metric.group(0)))
+        claims.append(
+            ClaimFact(
+                id=f"c{len(claims) + 1}",
+                provenance=Provenance(kind="body", ref="body", line=line.number),
+                text=_clip(text.strip("|*-> ").strip(), 200),
+                figure=figure_text,
+                metric=metric.group(0),
+                in_table=table_header is not None,
+            )
+        )
         if len(claims) >= limit:
             break
     return claims
+
+
+def _best_figure(text: str) -> str | None:
+    """The most claim-like figure of a line: a multiplier, then a percentage, then a value."""
+    found = [m.group(0) for m in _FIGURE.finditer(text)]
+    if not found:
+        return None
+
+    def rank(figure: str) -> int:
+        if figure.rstrip().endswith(("x", "×")):
+            return 0
+        return 1 if figure.rstrip().endswith("%") else 2
+
+    return min(found, key=rank)
 
 
 def _is_table_rule(text: str) -> bool:
@@ -161,7 +204,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def issue_refs(text: str | None, repo: str) -> list[tuple[int, int, bool]]:
-    """(number, line, closing) for each ``#N`` (or same-repo issue URL) in a text, first seen first."""
+    """(number, line, closing) for each ``#N`` or same-repo issue URL in a text, in order."""
     if not text:
         return []
     found: dict[int, tuple[int, int, bool]] = {}

@@ -20,12 +20,30 @@ from ..presets import AreaRule, Preset
 
 _TITLE_WORDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.REVERT, re.compile(r"^revert\b", re.I)),
-    (Kind.FIX, re.compile(r"\b(?:fix(?:es|ed)?|bug|crash|race|leak|hang|deadlock|regression|"
-                          r"incorrect|wrong|broken|avoid|prevent|handle)\b", re.I)),
-    (Kind.PERF, re.compile(r"\b(?:perf|speed ?up|faster|optimi[sz]e|accelerat\w*|fuse|fused|"
-                           r"overlap|throughput|latency|async(?:hronous)?)\b", re.I)),
-    (Kind.REFACTOR, re.compile(r"\b(?:refactor|clean ?up|move|rename|simplify|restructure|"
-                               r"deduplicate|split)\b", re.I)),
+    (
+        Kind.FIX,
+        re.compile(
+            r"\b(?:fix(?:es|ed)?|bug|crash|race|leak|hang|deadlock|regression|"
+            r"incorrect|wrong|broken|avoid|prevent|handle)\b",
+            re.I,
+        ),
+    ),
+    (
+        Kind.PERF,
+        re.compile(
+            r"\b(?:perf|speed ?up|faster|optimi[sz]e|accelerat\w*|fuse|fused|"
+            r"overlap|throughput|latency|async(?:hronous)?)\b",
+            re.I,
+        ),
+    ),
+    (
+        Kind.REFACTOR,
+        re.compile(
+            r"\b(?:refactor|clean ?up|move|rename|simplify|restructure|"
+            r"deduplicate|split)\b",
+            re.I,
+        ),
+    ),
     (Kind.DEPS, re.compile(r"\b(?:bump|upgrade|pin|update)\b.*\b(?:to|version|v?\d+\.\d+)", re.I)),
     (Kind.DOCS, re.compile(r"\b(?:docs?|documentation|readme|typo)\b", re.I)),
     (Kind.TEST, re.compile(r"\b(?:tests?|unit ?test|e2e)\b", re.I)),
@@ -45,8 +63,9 @@ TAG_VOTE_SHARE = 0.25
 MIN_SHARE = 0.10
 
 
-def classify_kind(tags: Sequence[str], subject: str, files: Sequence[FileFact],
-                  preset: Preset) -> tuple[Kind, str]:
+def classify_kind(
+    tags: Sequence[str], subject: str, files: Sequence[FileFact], preset: Preset
+) -> tuple[Kind, str]:
     """(kind, evidence) for a PR."""
     for tag in tags:
         rule = preset.tag_rule(tag)
@@ -57,8 +76,12 @@ def classify_kind(tags: Sequence[str], subject: str, files: Sequence[FileFact],
         if match:
             return kind, f"title word '{match.group(0)}'"
     roles = {f.role for f in files}
-    for role, kind in ((Role.DOCS, Kind.DOCS), (Role.CI, Kind.CI), (Role.TEST, Kind.TEST),
-                       (Role.DEPS, Kind.DEPS)):
+    for role, kind in (
+        (Role.DOCS, Kind.DOCS),
+        (Role.CI, Kind.CI),
+        (Role.TEST, Kind.TEST),
+        (Role.DEPS, Kind.DEPS),
+    ):
         if roles == {role}:
             return kind, f"only {role.value} files"
     return Kind.FEATURE, "default"
@@ -116,7 +139,17 @@ def classify_areas(tags: Sequence[str], files: Sequence[FileFact], preset: Prese
         rule = preset.area_by_id(area_id)
         if rule is None:
             continue
-        refs.append(AreaRef(id=rule.id, name=rule.name, name_en=rule.name_en, audience=rule.audience,
-                            audience_en=rule.audience_en, core=rule.core, weight=rule.weight,
-                            share=round(share, 3), evidence=evidence[area_id]))
+        refs.append(
+            AreaRef(
+                id=rule.id,
+                name=rule.name,
+                name_en=rule.name_en,
+                audience=rule.audience,
+                audience_en=rule.audience_en,
+                core=rule.core,
+                weight=rule.weight,
+                share=round(share, 3),
+                evidence=evidence[area_id],
+            )
+        )
     return refs

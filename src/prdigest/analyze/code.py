@@ -75,15 +75,34 @@ _JS_DEF = re.compile(
     r"|class\s+(?P<cls>[A-Za-z_$][\w$]*)"
     r"|(?:const|let)\s+(?P<arrow>[A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?\([^)]*\)\s*=>)"
 )
-_CPP_TYPE = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(?P<kw>class|struct|enum(?:\s+class)?)\s+"
-                       r"(?:__attribute__\(\([^)]*\)\)\s*)?(?P<name>[A-Za-z_]\w*)\s*(?::[^;{]*)?\{?\s*$")
+_CPP_TYPE = re.compile(
+    r"^\s*(?:template\s*<[^>]*>\s*)?(?P<kw>class|struct|enum(?:\s+class)?)\s+"
+    r"(?:__attribute__\(\([^)]*\)\)\s*)?(?P<name>[A-Za-z_]\w*)\s*(?::[^;{]*)?\{?\s*$"
+)
 _CPP_FUNC = re.compile(
     r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:static|inline|virtual|constexpr|explicit|extern|"
     r"__global__|__device__|__host__|__forceinline__|C10_HOST_DEVICE)\s+)*"
     r"[A-Za-z_][\w:<>,\s\*&]*?[\s\*&](?P<name>~?[A-Za-z_][\w:]*)\s*\((?P<args>[^;]*)$"
 )
-_CPP_NOT_FUNC = {"if", "for", "while", "switch", "return", "else", "do", "sizeof", "catch", "new",
-                 "delete", "throw", "case", "static_assert", "decltype", "TORCH_CHECK", "assert"}
+_CPP_NOT_FUNC = {
+    "if",
+    "for",
+    "while",
+    "switch",
+    "return",
+    "else",
+    "do",
+    "sizeof",
+    "catch",
+    "new",
+    "delete",
+    "throw",
+    "case",
+    "static_assert",
+    "decltype",
+    "TORCH_CHECK",
+    "assert",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +115,7 @@ class Definition:
 def definition_in(line: str, language: str | None) -> Definition | None:
     """The function/class a source line defines, if it defines one."""
     stripped = line.strip()
-    if not stripped or stripped.startswith(("#", "//", "*", "/*")) and language != "shell":
+    if not stripped or (stripped.startswith(("#", "//", "*", "/*")) and language != "shell"):
         return None
     indent = len(line) - len(line.lstrip())
     if language == "python":
@@ -109,7 +128,11 @@ def definition_in(line: str, language: str | None) -> Definition | None:
         return _rust_definition(line, indent)
     if language == "go":
         m = _GO_DEF.match(line) or _GO_TYPE.match(line)
-        return Definition(m["name"], "function" if line.startswith("func") else "struct", 0) if m else None
+        return (
+            Definition(m["name"], "function" if line.startswith("func") else "struct", 0)
+            if m
+            else None
+        )
     if language == "shell":
         m = _SHELL_DEF.match(line) or _SHELL_FUNCTION_KW.match(line)
         return Definition(m["name"], "shell", indent) if m else None
@@ -127,8 +150,12 @@ def definition_in(line: str, language: str | None) -> Definition | None:
 def _rust_definition(line: str, indent: int) -> Definition | None:
     m = _RUST_DEF.match(line)
     if m:
-        kind = {"fn": "method" if indent else "function", "struct": "struct", "enum": "enum",
-                "trait": "trait"}[m["kw"]]
+        kind = {
+            "fn": "method" if indent else "function",
+            "struct": "struct",
+            "enum": "enum",
+            "trait": "trait",
+        }[m["kw"]]
         return Definition(m["name"], kind, indent)
     m = _RUST_IMPL.match(line)
     if m:
@@ -140,7 +167,9 @@ def _rust_definition(line: str, indent: int) -> Definition | None:
 def _cpp_definition(line: str, indent: int) -> Definition | None:
     m = _CPP_TYPE.match(line)
     if m:
-        kind = "enum" if m["kw"].startswith("enum") else ("class" if m["kw"] == "class" else "struct")
+        kind = (
+            "enum" if m["kw"].startswith("enum") else ("class" if m["kw"] == "class" else "struct")
+        )
         return Definition(m["name"], kind, indent)
     if line.rstrip().endswith(";") or "=" in line.split("(", 1)[0]:
         return None
@@ -214,6 +243,17 @@ _CONSTANT = re.compile(
 )
 
 
+_FIELD = re.compile(r"^\s+(?P<name>[a-z_][a-z0-9_]*)\s*:\s*[^=()]+?(?:\s*=.*)?$")
+
+
+def field_in(line: str, language: str | None, scope: Definition | None) -> str | None:
+    """An annotated attribute a Python class body declares (``awaiting_kvs: bool = False``)."""
+    if language != "python" or scope is None or scope.kind != "class":
+        return None
+    match = _FIELD.match(line)
+    return match["name"] if match else None
+
+
 def constant_in(line: str, language: str | None) -> str | None:
     """The UPPER_CASE name a Python or shell line assigns, if any (``BUILD_RETRY_PATTERN=…``)."""
     if language not in ("python", "shell"):
@@ -242,8 +282,12 @@ def _walk_hunk(
             target = scope.current(len(line.text) - len(line.text.lstrip()))
         if line.kind == CONTEXT:
             continue
+        field_name = field_in(line.text, language, target) if definition is None else None
         if constant is not None:  # a changed constant is named for itself, not its enclosing scope
             target, parent = Definition(constant, "constant", -1), None
+        elif field_name is not None and target is not None:
+            target, parent = Definition(field_name, "field", -1), target.name
+            constant = field_name  # counts as a definition line below
         elif target is None:
             continue
         else:
@@ -305,13 +349,33 @@ def _python_ast_symbols(parsed: ParsedPatch) -> list[_SymbolStats] | None:
     def visit(body: Iterable[ast.stmt], parent: str | None) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
-                found.append(_SymbolStats(node.name, "class", parent, node.lineno, True,
-                                          lines_changed=_span(node), via="ast", order=len(found)))
+                found.append(
+                    _SymbolStats(
+                        node.name,
+                        "class",
+                        parent,
+                        node.lineno,
+                        True,
+                        lines_changed=_span(node),
+                        via="ast",
+                        order=len(found),
+                    )
+                )
                 visit(node.body, node.name)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 kind = "method" if parent else "function"
-                found.append(_SymbolStats(node.name, kind, parent, node.lineno, True,
-                                          lines_changed=_span(node), via="ast", order=len(found)))
+                found.append(
+                    _SymbolStats(
+                        node.name,
+                        kind,
+                        parent,
+                        node.lineno,
+                        True,
+                        lines_changed=_span(node),
+                        via="ast",
+                        order=len(found),
+                    )
+                )
 
     visit(tree.body, None)
     return found
@@ -350,12 +414,12 @@ def extract_symbols(
                 id=f"s{first_id + offset}",
                 provenance=Provenance(kind="file", ref=parsed.path, line=item.line),
                 name=item.name,
-                kind=item.kind,  # type: ignore[arg-type]
+                kind=item.kind,
                 path=parsed.path,
                 line=item.line,
-                change=change,  # type: ignore[arg-type]
+                change=change,
                 language=language,
-                via=item.via,  # type: ignore[arg-type]
+                via=item.via,
                 in_test=in_test,
                 lines_changed=item.lines_changed,
                 parent=item.parent,
@@ -374,8 +438,9 @@ _JS_TEST = re.compile(r"^\s*(?:it|test)\(\s*['\"](?P<name>[^'\"]+)['\"]")
 _PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize")
 
 
-def extract_tests(parsed: ParsedPatch, *, language: str | None, is_test_file: bool,
-                  first_id: int) -> list[TestFact]:
+def extract_tests(
+    parsed: ParsedPatch, *, language: str | None, is_test_file: bool, first_id: int
+) -> list[TestFact]:
     """Test functions whose definition line the PR adds."""
     found: list[TestFact] = []
     for hunk in parsed.hunks:
@@ -386,21 +451,43 @@ def extract_tests(parsed: ParsedPatch, *, language: str | None, is_test_file: bo
             name = _test_name(line.text, previous, language, is_test_file)
             if name and line.kind == ADDED:
                 parametrized = any(_PARAMETRIZE.match(p) for p in previous[-4:])
-                found.append(TestFact(
-                    id=f"t{first_id + len(found)}",
-                    provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
-                    name=name, path=parsed.path, line=line.new_no, parametrized=parametrized))
+                found.append(
+                    TestFact(
+                        id=f"t{first_id + len(found)}",
+                        provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
+                        name=name,
+                        path=parsed.path,
+                        line=line.new_no,
+                        parametrized=parametrized,
+                    )
+                )
             previous.append(line.text)
     return found
 
 
-def _test_name(text: str, previous: list[str], language: str | None, is_test_file: bool) -> str | None:
+def _attributes_above(previous: list[str]) -> list[str]:
+    """The ``#[...]`` attribute lines directly above a definition."""
+    found = []
+    for text in reversed(previous):
+        if not text.strip().startswith("#["):
+            break
+        found.append(text)
+    return found
+
+
+def _test_name(
+    text: str, previous: list[str], language: str | None, is_test_file: bool
+) -> str | None:
     if language == "python" and is_test_file:
         m = _PY_TEST.match(text)
         return m["name"] if m and m["name"].startswith("test") else None
     if language == "rust":
         m = _RUST_DEF.match(text)
-        if m and m["kw"] == "fn" and any(_RUST_TEST_ATTR.match(p) for p in previous[-3:]):
+        if (
+            m
+            and m["kw"] == "fn"
+            and any(_RUST_TEST_ATTR.match(a) for a in _attributes_above(previous))
+        ):
             return m["name"]
         return None
     if language == "shell" and is_test_file:
@@ -441,8 +528,8 @@ def _label(technique: str, text: str, match: re.Match[str]) -> str:
         return match.group(0).split()[-1]
     if technique == "shell_stub":
         return "shell stub"
-    if technique == "timeout_wait":
-        return match.group(0).lstrip(".").rstrip("=").replace(" ", "") + "…"
+    if technique == "timeout_wait":  # the method name: "wait", "join" or "result"
+        return match.group(0).lstrip(".").split("(", 1)[0]
     token = _LABEL.search(match.group(0).lstrip("@.("))
     return token.group(0) if token else match.group(0)
 
@@ -459,9 +546,14 @@ def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueF
             if match is None:
                 continue
             seen.add(technique)
-            found.append(TechniqueFact(
-                id=f"q{first_id + len(found)}",
-                provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
-                technique=technique, label=_label(technique, line.text, match),
-                path=parsed.path, line=line.new_no))
+            found.append(
+                TechniqueFact(
+                    id=f"q{first_id + len(found)}",
+                    provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
+                    technique=technique,
+                    label=_label(technique, line.text, match),
+                    path=parsed.path,
+                    line=line.new_no,
+                )
+            )
     return found

@@ -38,12 +38,13 @@ _BOILERPLATE = re.compile(
     re.I | re.M,
 )
 _WHITESPACE = re.compile(r"\s+")
-_QUOTE_OR_CODE = re.compile(r"^>.*$|```.*?```", re.M | re.S)
+_QUOTE = re.compile(r"^>[^\n]*$", re.M)
+_CODE_BLOCK = re.compile(r"```.*?```", re.S)
 
 
 def excerpt(text: str, limit: int = 160) -> str:
     """One line of prose from a comment: quotes and code blocks dropped, whitespace folded."""
-    plain = _WHITESPACE.sub(" ", _QUOTE_OR_CODE.sub(" ", text or "")).strip()
+    plain = _WHITESPACE.sub(" ", _QUOTE.sub(" ", _CODE_BLOCK.sub(" ", text or ""))).strip()
     return plain if len(plain) <= limit else plain[: limit - 1].rstrip() + "…"
 
 
@@ -54,35 +55,55 @@ def reviewers(pr: PullRequest, is_bot: IsBot) -> list[ReviewerFact]:
             continue
         bot = is_bot(review.author, review.author_type)
         by_login.setdefault(review.author, []).append((review.state, review.submitted_at, bot))
-    facts = []
+    facts: list[ReviewerFact] = []
     for login, items in by_login.items():
         states = tuple(state for state, _, _ in items)
         decisive = [s for s in states if s in _DECISIVE]
         times = [t for _, t, _ in items if t is not None]
-        facts.append(ReviewerFact(
-            id=f"r{len(facts) + 1}", provenance=Provenance(kind="review", ref=login),
-            login=login, is_bot=items[0][2], states=states,
-            last_state=decisive[-1] if decisive else states[-1],
-            first_review_at=min(times) if times else None))
+        facts.append(
+            ReviewerFact(
+                id=f"r{len(facts) + 1}",
+                provenance=Provenance(kind="review", ref=login),
+                login=login,
+                is_bot=items[0][2],
+                states=states,
+                last_state=decisive[-1] if decisive else states[-1],
+                first_review_at=min(times) if times else None,
+            )
+        )
     return facts
 
 
 def threads(pr: PullRequest, is_bot: IsBot) -> list[ThreadFact]:
-    facts = []
+    facts: list[ThreadFact] = []
     for index, thread in enumerate(pr.review_threads or (), start=1):
         if not thread.comments:
             continue
         first = thread.comments[0]
         authors = tuple(dict.fromkeys(c.author for c in thread.comments if c.author))
-        names = tuple(dict.fromkeys(
-            name for c in thread.comments for name in _BACKTICKED.findall(c.body or "")))
-        facts.append(ThreadFact(
-            id=f"h{len(facts) + 1}",
-            provenance=Provenance(kind="thread", ref=f"{thread.path or 'pr'}#{index}", line=thread.line),
-            path=thread.path, line=thread.line, is_resolved=thread.is_resolved,
-            is_outdated=thread.is_outdated, authors=authors, started_by=first.author,
-            started_by_bot=is_bot(first.author, first.author_type),
-            comment_count=len(thread.comments), excerpt=excerpt(first.body), code_names=names))
+        names = tuple(
+            dict.fromkeys(
+                name for c in thread.comments for name in _BACKTICKED.findall(c.body or "")
+            )
+        )
+        facts.append(
+            ThreadFact(
+                id=f"h{len(facts) + 1}",
+                provenance=Provenance(
+                    kind="thread", ref=f"{thread.path or 'pr'}#{index}", line=thread.line
+                ),
+                path=thread.path,
+                line=thread.line,
+                is_resolved=thread.is_resolved,
+                is_outdated=thread.is_outdated,
+                authors=authors,
+                started_by=first.author,
+                started_by_bot=is_bot(first.author, first.author_type),
+                comment_count=len(thread.comments),
+                excerpt=excerpt(first.body),
+                code_names=names,
+            )
+        )
     return facts
 
 
@@ -93,10 +114,15 @@ def remarks(pr: PullRequest, is_bot: IsBot, *, limit: int = 4) -> list[RemarkFac
         body = comment.body or ""
         if _BOILERPLATE.search(body) or len(excerpt(body)) < 30:
             continue
-        facts.append(RemarkFact(
-            id=f"m{len(facts) + 1}", provenance=Provenance(kind="comment", ref=str(index)),
-            author=comment.author, is_bot=is_bot(comment.author, comment.author_type),
-            excerpt=excerpt(body)))
+        facts.append(
+            RemarkFact(
+                id=f"m{len(facts) + 1}",
+                provenance=Provenance(kind="comment", ref=str(index)),
+                author=comment.author,
+                is_bot=is_bot(comment.author, comment.author_type),
+                excerpt=excerpt(body),
+            )
+        )
         if len(facts) >= limit:
             break
     return facts
@@ -105,18 +131,26 @@ def remarks(pr: PullRequest, is_bot: IsBot, *, limit: int = 4) -> list[RemarkFac
 def first_human_review(pr: PullRequest, is_bot: IsBot) -> datetime | None:
     times: list[datetime] = []
     for review in pr.reviews or ():
-        if review.submitted_at and review.author != pr.author and not is_bot(review.author, review.author_type):
+        if (
+            review.submitted_at
+            and review.author != pr.author
+            and not is_bot(review.author, review.author_type)
+        ):
             times.append(review.submitted_at)
     for thread in pr.review_threads or ():
         for comment in thread.comments:
-            if comment.created_at and comment.author != pr.author and not is_bot(
-                comment.author, comment.author_type
+            if (
+                comment.created_at
+                and comment.author != pr.author
+                and not is_bot(comment.author, comment.author_type)
             ):
                 times.append(comment.created_at)
     return min(times) if times else None
 
 
-_MERGE_HEADLINE = re.compile(r"^Merge (?:branch|remote-tracking branch|pull request|.* into )", re.I)
+_MERGE_HEADLINE = re.compile(
+    r"^Merge (?:branch|remote-tracking branch|pull request|.* into )", re.I
+)
 
 
 def is_merge_headline(headline: str) -> bool:
@@ -126,23 +160,37 @@ def is_merge_headline(headline: str) -> bool:
 
 def commits(pr: PullRequest, is_bot: IsBot) -> list[CommitFact]:
     reviewed_at = first_human_review(pr, is_bot)
-    facts = []
+    facts: list[CommitFact] = []
     for commit in pr.commits or ():
         headline = (commit.message or "").split("\n", 1)[0].strip()
-        after = bool(reviewed_at and commit.committed_at and commit.committed_at > reviewed_at
-                     and not is_merge_headline(headline))
-        facts.append(CommitFact(
-            id=f"k{len(facts) + 1}", provenance=Provenance(kind="commit", ref=commit.sha[:7]),
-            sha=commit.sha, headline=headline, author=commit.author,
-            committed_at=commit.committed_at, after_review=after))
+        after = bool(
+            reviewed_at
+            and commit.committed_at
+            and commit.committed_at > reviewed_at
+            and not is_merge_headline(headline)
+        )
+        facts.append(
+            CommitFact(
+                id=f"k{len(facts) + 1}",
+                provenance=Provenance(kind="commit", ref=commit.sha[:7]),
+                sha=commit.sha,
+                headline=headline,
+                author=commit.author,
+                committed_at=commit.committed_at,
+                after_review=after,
+            )
+        )
     return facts
 
 
 def checks_summary(pr: PullRequest) -> ChecksSummary | None:
     if pr.checks is None:
         return None
-    failed = tuple(c.name for c in pr.checks if c.conclusion in ("FAILURE", "TIMED_OUT", "ERROR",
-                                                                "STARTUP_FAILURE"))
+    failed = tuple(
+        c.name
+        for c in pr.checks
+        if c.conclusion in ("FAILURE", "TIMED_OUT", "ERROR", "STARTUP_FAILURE")
+    )
     return ChecksSummary(
         total=len(pr.checks),
         succeeded=sum(1 for c in pr.checks if c.conclusion == "SUCCESS"),
@@ -157,19 +205,31 @@ def issues(pr: PullRequest) -> list[IssueFact]:
     seen: set[int] = set()
     for linked in pr.linked_issues or ():
         seen.add(linked.number)
-        facts.append(IssueFact(
-            id=f"i{len(facts) + 1}", provenance=Provenance(kind="issue", ref=f"#{linked.number}"),
-            number=linked.number, title=linked.title or None, state=linked.state, closing=True))
+        facts.append(
+            IssueFact(
+                id=f"i{len(facts) + 1}",
+                provenance=Provenance(kind="issue", ref=f"#{linked.number}"),
+                number=linked.number,
+                title=linked.title or None,
+                state=linked.state,
+                closing=True,
+            )
+        )
     texts: Sequence[tuple[str, str | None]] = [("body", pr.body)] + [
-        (f"comment {i}", c.body) for i, c in enumerate(pr.comments or (), start=1)]
+        (f"comment {i}", c.body) for i, c in enumerate(pr.comments or (), start=1)
+    ]
     for ref, text in texts:
         for number, line, closing in issue_refs(text, pr.repo):
             if number in seen or number == pr.number:
                 continue
             seen.add(number)
             kind = "body" if ref == "body" else "comment"
-            facts.append(IssueFact(
-                id=f"i{len(facts) + 1}",
-                provenance=Provenance(kind=kind, ref=ref, line=line),
-                number=number, closing=closing))
+            facts.append(
+                IssueFact(
+                    id=f"i{len(facts) + 1}",
+                    provenance=Provenance(kind=kind, ref=ref, line=line),
+                    number=number,
+                    closing=closing,
+                )
+            )
     return facts

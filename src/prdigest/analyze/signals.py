@@ -9,8 +9,9 @@ Assumptions:
 * "Magic threshold": an UPPER_CASE constant assigned a bare number ≥ 2 in a source file, or a
   comparison against a literal of two or more digits. Ports, sizes in tests and version numbers
   are not flagged because only source-role files are scanned.
-* "Env var": a name passed to ``os.environ``/``os.getenv``/``envs.`` or, where the preset gives
-  prefixes (``VLLM_``), any new token with that prefix that the removed lines did not have.
+* "Env var": a name read from the environment (``environ[…]``, ``getenv(…)``, ``envs.X``)
+  or, where the preset gives prefixes (``VLLM_``), any new token with that prefix that the
+  removed lines did not have.
 * "Source change without tests": no test file touched, and either a fix that changes source
   or at least 10 changed source lines of a kind other than docs/ci/deps/chore.
 * "Follow-up promised": a conversation remark that defers work ("follow-up", "separate PR",
@@ -19,6 +20,7 @@ Assumptions:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -41,48 +43,89 @@ from ..models import (
 from .body import visible_lines
 from .patches import ParsedPatch
 
-_TODO = re.compile(r"(?:#|//|/\*|\*|--)\s*(?P<tag>TODO|FIXME|XXX|HACK)\b(?:\((?P<owner>[^)]{1,40})\))?:?\s*(?P<text>.*)")
-_SKIP = re.compile(r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\(|#\[ignore\]|\bunittest\.skip\b")
+_TODO = re.compile(
+    r"(?:#|//|/\*|\*|--)\s*(?P<tag>TODO|FIXME|XXX|HACK)\b(?:\((?P<owner>[^)]{1,40})\))?:?\s*(?P<text>.*)"
+)
+_SKIP = re.compile(
+    r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\(|#\[ignore\]|\bunittest\.skip\b"
+)
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)|^\s*fn\s+(test_\w+)")
-_CONST_NUMBER = re.compile(r"^\s*(?P<name>_?[A-Z][A-Z0-9_]{2,})\s*(?::\s*[\w\[\], ]+)?=\s*(?P<value>-?\d[\d_]*(?:\.\d+)?(?:e-?\d+)?)\s*(?:#.*)?$")
+_CONST_NUMBER = re.compile(
+    r"^\s*(?P<name>_?[A-Z][A-Z0-9_]{2,})\s*(?::\s*[\w\[\], ]+)?="
+    r"\s*(?P<value>-?\d[\d_]*(?:\.\d+)?(?:e-?\d+)?)\s*(?:#.*)?$"
+)
 _COMPARE_NUMBER = re.compile(r"(?:[<>]=?|==)\s*(?P<value>\d{2,}(?:\.\d+)?)\b")
-_ENV_CALL = re.compile(r"(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\(\s*|getenv\(\s*)[\"'](?P<name>[A-Z][A-Z0-9_]+)[\"']")
+_ENV_CALL = re.compile(
+    r"(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\(\s*|getenv\(\s*)[\"'](?P<name>[A-Z][A-Z0-9_]+)[\"']"
+)
 _ENV_ATTR = re.compile(r"\benvs\.(?P<name>[A-Z][A-Z0-9_]+)\b")
 _SHELL_EXPORT = re.compile(r"^\s*(?:export\s+)(?P<name>[A-Z][A-Z0-9_]+)=")
 _FLAG = re.compile(r"(?:add_argument|option)\(\s*[\"'](?P<flag>--[a-z][a-z0-9-]+)[\"']")
 _SWALLOW_ONE_LINE = re.compile(r"^\s*except\b[^:]*:\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
 _EXCEPT = re.compile(r"^\s*except\b[^:]*:\s*(?:#.*)?$")
 _PASS = re.compile(r"^\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
-_CLAMP = re.compile(r"\bmin\(\s*[^,()]+,\s*len\([^)]*\)\s*\)|\bmin\(\s*len\([^)]*\)\s*,\s*[^,()]+\)|\.clamp\(|\bnp\.clip\(|\btorch\.clamp\(")
+_CLAMP_CALL = re.compile(r"\b(?:min|torch\.clamp|np\.clip)\(|\.clamp\(")
 _BODY_ENV = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+){2,}\b")
 _COMMAND = re.compile(r"^(?:\$|>|vllm\s|python\d?\s|pytest\s|uv\s|pip\s|export\s|[A-Z_]+=\S+\s)")
 
 _TEST_DROPPED = re.compile(r"\b(?:remove|drop|delete|revert)\w*\b.*\btests?\b", re.I)
-_FOLLOW_UP = re.compile(r"\bfollow[- ]?ups?\b|\bseparate PR\b|\b(?:later|future|next|another) PR\b|"
-                        r"\bwill (?:address|fix|handle)\b|\bnot (?:for|in) this PR\b", re.I)
+_FOLLOW_UP = re.compile(
+    r"\b(?:in|as|for) a (?:separate |later |future )?follow[- ]?up\b|"
+    r"\bfollow[- ]?up (?:PR|idea|item|work|task)s?\b|"
+    r"\bseparate PR\b|\b(?:later|future|next|another) PR\b|"
+    r"\bwill (?:address|fix|handle) (?:it |this |that )?(?:later|separately)\b|"
+    r"\bnot (?:for|in) this PR\b|\bout of scope\b",
+    re.I,
+)
 
 NO_TESTS_MIN_LINES = 10
 HUGE_FILE_LINES = 5000
 HUGE_PR_LINES = 20000
 
 
+MAX_PER_KIND = 20  # a generated file can hold thousands of TODOs; a reader needs the first few
+
+
 class _Collector:
     def __init__(self) -> None:
         self.items: list[SignalFact] = []
         self._seen: set[tuple[SignalKind, str]] = set()
+        self._per_kind: dict[SignalKind, int] = {}
 
-    def add(self, kind: SignalKind, detail: str, *, path: str | None = None,
-            line: int | None = None, owner: str | None = None, provenance: Provenance | None = None) -> None:
+    def add(
+        self,
+        kind: SignalKind,
+        detail: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        owner: str | None = None,
+        provenance: Provenance | None = None,
+        value: str | None = None,
+    ) -> None:
         key = (kind, detail)
-        if key in self._seen:
+        if key in self._seen or self._per_kind.get(kind, 0) >= MAX_PER_KIND:
             return
         self._seen.add(key)
+        self._per_kind[kind] = self._per_kind.get(kind, 0) + 1
         where = provenance or Provenance(kind="file", ref=path or "pr", line=line)
-        self.items.append(SignalFact(id=f"g{len(self.items) + 1}", provenance=where, kind=kind,
-                                     detail=detail, path=path, line=line, owner=owner))
+        self.items.append(
+            SignalFact(
+                id=f"g{len(self.items) + 1}",
+                provenance=where,
+                kind=kind,
+                detail=detail,
+                path=path,
+                line=line,
+                owner=owner,
+                value=value,
+            )
+        )
 
 
-def _scan_added_lines(out: _Collector, parsed: ParsedPatch, role: Role, env_prefixes: Sequence[str]) -> None:
+def _scan_added_lines(
+    out: _Collector, parsed: ParsedPatch, role: Role, env_prefixes: Sequence[str]
+) -> None:
     removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
     for line in parsed.added():
@@ -90,21 +133,43 @@ def _scan_added_lines(out: _Collector, parsed: ParsedPatch, role: Role, env_pref
         todo = _TODO.search(text)
         if todo:
             note = todo["text"].strip().rstrip("*/").strip()
-            detail = f"{todo['tag']}" + (f"({todo['owner']})" if todo["owner"] else "") + (f": {note[:80]}" if note else "")
-            out.add(SignalKind.TODO, detail, path=parsed.path, line=line.new_no, owner=todo["owner"])
-        if role is Role.TEST and _SKIP.search(text):
-            out.add(SignalKind.SKIP_ADDED, text.strip()[:100], path=parsed.path, line=line.new_no)
+            detail = (
+                f"{todo['tag']}"
+                + (f"({todo['owner']})" if todo["owner"] else "")
+                + (f": {note[:80]}" if note else "")
+            )
+            out.add(
+                SignalKind.TODO, detail, path=parsed.path, line=line.new_no, owner=todo["owner"]
+            )
+        skip = _SKIP.search(text) if role is Role.TEST else None
+        if skip:
+            out.add(
+                SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
+            )
         if role is Role.SOURCE:
             _scan_source_line(out, parsed.path, text, line.new_no, removed_text, env_prefixes)
         if pending_except and _PASS.match(text):
-            out.add(SignalKind.SWALLOWED_EXCEPTION, pending_except[0], path=parsed.path, line=pending_except[1])
+            out.add(
+                SignalKind.SWALLOWED_EXCEPTION,
+                pending_except[0],
+                path=parsed.path,
+                line=pending_except[1],
+            )
         pending_except = (text.strip(), line.new_no) if _EXCEPT.match(text) else None
         if _SWALLOW_ONE_LINE.match(text):
-            out.add(SignalKind.SWALLOWED_EXCEPTION, text.strip(), path=parsed.path, line=line.new_no)
+            out.add(
+                SignalKind.SWALLOWED_EXCEPTION, text.strip(), path=parsed.path, line=line.new_no
+            )
 
 
-def _scan_source_line(out: _Collector, path: str, text: str, line_no: int | None, removed_text: str,
-                      env_prefixes: Sequence[str]) -> None:
+def _scan_source_line(
+    out: _Collector,
+    path: str,
+    text: str,
+    line_no: int | None,
+    removed_text: str,
+    env_prefixes: Sequence[str],
+) -> None:
     const = _CONST_NUMBER.match(text)
     if const and const["name"] not in removed_text:
         try:
@@ -112,11 +177,21 @@ def _scan_source_line(out: _Collector, path: str, text: str, line_no: int | None
         except ValueError:
             value = 0.0
         if abs(value) >= 2:
-            out.add(SignalKind.MAGIC_NUMBER, f"{const['name']} = {const['value']}", path=path, line=line_no)
+            out.add(
+                SignalKind.MAGIC_NUMBER,
+                const["name"],
+                path=path,
+                line=line_no,
+                value=const["value"],
+            )
     else:
         compare = _COMPARE_NUMBER.search(text)
         stripped = text.strip()
-        if compare and not stripped.startswith(("#", "//", "assert")) and compare["value"] not in removed_text:
+        if (
+            compare
+            and not stripped.startswith(("#", "//", "assert"))
+            and compare["value"] not in removed_text
+        ):
             out.add(SignalKind.MAGIC_NUMBER, stripped[:80], path=path, line=line_no)
     for name in _env_names(text, env_prefixes):
         if name not in removed_text:
@@ -124,17 +199,43 @@ def _scan_source_line(out: _Collector, path: str, text: str, line_no: int | None
     flag = _FLAG.search(text)
     if flag and flag["flag"] not in removed_text:
         out.add(SignalKind.CONFIG_FLAG, flag["flag"], path=path, line=line_no)
-    clamp = _CLAMP.search(text)
-    if clamp and clamp.group(0) not in removed_text:
-        out.add(SignalKind.SILENT_CLAMP, clamp.group(0), path=path, line=line_no)
+    clamp = _clamp_expression(text)
+    if clamp and clamp not in removed_text:
+        out.add(SignalKind.SILENT_CLAMP, clamp, path=path, line=line_no)
+
+
+def _clamp_expression(text: str) -> str | None:
+    """``min(x, len(y) - 1)`` and clamp calls, as written: they cut values down without a word."""
+    for match in _CLAMP_CALL.finditer(text):
+        depth, end = 0, None
+        for index in range(match.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                end = index + 1
+                break
+        if end is None:
+            continue
+        expression = text[match.start() : end]
+        if not expression.startswith("min(") or "len(" in expression:
+            return expression[:100]
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _prefix_pattern(env_prefixes: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not env_prefixes:
+        return None
+    alternatives = "|".join(re.escape(p) for p in env_prefixes)
+    return re.compile(rf"\b(?:{alternatives})[A-Z0-9_]+\b")
 
 
 def _env_names(text: str, env_prefixes: Sequence[str]) -> Iterable[str]:
     for pattern in (_ENV_CALL, _ENV_ATTR, _SHELL_EXPORT):
         for match in pattern.finditer(text):
             yield match["name"]
-    for prefix in env_prefixes:
-        yield from re.findall(rf"\b{re.escape(prefix)}[A-Z0-9_]+\b", text)
+    prefixed = _prefix_pattern(tuple(env_prefixes))
+    if prefixed is not None:
+        yield from prefixed.findall(text)
 
 
 def detect(
@@ -168,18 +269,29 @@ def detect(
     _empty_test_result(out, sections)
     _unresolved(out, threads)
     if checks and checks.failed:
-        out.add(SignalKind.FAILED_CHECKS, ", ".join(checks.failed[:3]),
-                provenance=Provenance(kind="check", ref=checks.failed[0]))
+        out.add(
+            SignalKind.FAILED_CHECKS,
+            ", ".join(checks.failed[:3]),
+            provenance=Provenance(kind="check", ref=checks.failed[0]),
+        )
     if coverage.diff is DiffCoverage.FULL:
         _stale_body(out, body, [p for _, p in parsed], env_prefixes)
     total = sum(f.additions + f.deletions for f in files)
     if total > HUGE_PR_LINES:
-        out.add(SignalKind.HUGE_DIFF, f"{total} changed lines", provenance=Provenance(kind="file", ref="pr"))
+        out.add(
+            SignalKind.HUGE_DIFF,
+            f"{total} changed lines",
+            provenance=Provenance(kind="file", ref="pr"),
+        )
     return out.items
 
 
-def _tests_deleted(out: _Collector, parsed: Sequence[tuple[FileFact, ParsedPatch]],
-                   files: Sequence[FileFact], commits: Sequence[CommitFact]) -> None:
+def _tests_deleted(
+    out: _Collector,
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    files: Sequence[FileFact],
+    commits: Sequence[CommitFact],
+) -> None:
     for commit in commits:  # a test written during review and dropped before merge
         if commit.after_review and _TEST_DROPPED.search(commit.headline):
             out.add(SignalKind.TESTS_DELETED, commit.headline[:90], provenance=commit.provenance)
@@ -189,29 +301,49 @@ def _tests_deleted(out: _Collector, parsed: Sequence[tuple[FileFact, ParsedPatch
     for fact, patch in parsed:
         if fact.role is not Role.TEST or fact.status == "removed":
             continue
-        added = {m.group(1) or m.group(2) for line in patch.added() if (m := _TEST_DEF.match(line.text))}
+        added = {
+            m.group(1) or m.group(2) for line in patch.added() if (m := _TEST_DEF.match(line.text))
+        }
         for line in patch.removed():
             m = _TEST_DEF.match(line.text)
             if m and (m.group(1) or m.group(2)) not in added:
-                out.add(SignalKind.TESTS_DELETED, m.group(1) or m.group(2), path=fact.path, line=line.old_no)
+                out.add(
+                    SignalKind.TESTS_DELETED,
+                    m.group(1) or m.group(2),
+                    path=fact.path,
+                    line=line.old_no,
+                )
 
 
-def _no_tests(out: _Collector, files: Sequence[FileFact], tests: Sequence[TestFact], kind: Kind,
-              is_test: Callable[[FileFact], bool]) -> None:
+def _no_tests(
+    out: _Collector,
+    files: Sequence[FileFact],
+    tests: Sequence[TestFact],
+    kind: Kind,
+    is_test: Callable[[FileFact], bool],
+) -> None:
     if kind in (Kind.DOCS, Kind.CI, Kind.DEPS, Kind.CHORE, Kind.REVERT) or tests:
         return
     if any(is_test(f) for f in files):
         return
     source_lines = sum(f.additions + f.deletions for f in files if f.role is Role.SOURCE)
     if source_lines >= NO_TESTS_MIN_LINES or (kind is Kind.FIX and source_lines):
-        out.add(SignalKind.NO_TESTS, f"{source_lines} source lines", provenance=Provenance(kind="file", ref="pr"))
+        out.add(
+            SignalKind.NO_TESTS,
+            f"{source_lines} source lines",
+            provenance=Provenance(kind="file", ref="pr"),
+        )
 
 
 def _promised(out: _Collector, remarks: Sequence[RemarkFact]) -> None:
     for remark in remarks:
         if _FOLLOW_UP.search(remark.excerpt):
-            out.add(SignalKind.FOLLOWUP_PROMISED, remark.excerpt[:120], owner=remark.author,
-                    provenance=remark.provenance)
+            out.add(
+                SignalKind.FOLLOWUP_PROMISED,
+                remark.excerpt[:120],
+                owner=remark.author,
+                provenance=remark.provenance,
+            )
 
 
 def _empty_test_result(out: _Collector, sections: Sequence[SectionFact]) -> None:
@@ -223,12 +355,18 @@ def _empty_test_result(out: _Collector, sections: Sequence[SectionFact]) -> None
 def _unresolved(out: _Collector, threads: Sequence[ThreadFact]) -> None:
     for thread in threads:
         if not thread.is_resolved and not thread.is_outdated:
-            out.add(SignalKind.UNRESOLVED_THREADS, thread.id, path=thread.path, line=thread.line,
-                    provenance=thread.provenance)
+            out.add(
+                SignalKind.UNRESOLVED_THREADS,
+                thread.id,
+                path=thread.path,
+                line=thread.line,
+                provenance=thread.provenance,
+            )
 
 
-def _stale_body(out: _Collector, body: str | None, patches: Sequence[ParsedPatch],
-                env_prefixes: Sequence[str]) -> None:
+def _stale_body(
+    out: _Collector, body: str | None, patches: Sequence[ParsedPatch], env_prefixes: Sequence[str]
+) -> None:
     """Env vars the body's prose names that the final diff never mentions.
 
     A PR body written for an earlier version of the change often still describes a switch
@@ -250,8 +388,11 @@ def _stale_body(out: _Collector, body: str | None, patches: Sequence[ParsedPatch
             if env_prefixes and not name.startswith(tuple(env_prefixes)):
                 continue
             if name not in diff_text:
-                out.add(SignalKind.STALE_BODY, name,
-                        provenance=Provenance(kind="body", ref="body", line=line.number))
+                out.add(
+                    SignalKind.STALE_BODY,
+                    name,
+                    provenance=Provenance(kind="body", ref="body", line=line.number),
+                )
 
 
 def _line_of(text: str, needle: str) -> int | None:

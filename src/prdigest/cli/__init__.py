@@ -26,6 +26,7 @@ from ..models import Window
 from ..render import RENDERERS
 from ..store import Store, open_store
 from ..window import DEFAULT_TZ, day_window, range_window
+from ..write import Lang
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_PRS = 20  # below this a run is instant and a bar would only flicker
@@ -39,7 +40,10 @@ def default_db() -> Path:
 
 def db_option(func: F) -> F:
     return click.option(
-        "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        "--db",
+        "db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
         help="SQLite file (or SQLAlchemy URL via PRDIGEST_DB). Default: user data dir.",
     )(func)
 
@@ -50,7 +54,9 @@ def window_options(func: F) -> F:
         click.option("--date", "day", help="A local calendar day, e.g. 2026-06-10."),
         click.option("--since", help="Window start (ISO-8601; local time if no offset)."),
         click.option("--until", help="Window end, exclusive."),
-        click.option("--tz", default=DEFAULT_TZ, show_default=True, help="Time zone of the window."),
+        click.option(
+            "--tz", default=DEFAULT_TZ, show_default=True, help="Time zone of the window."
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -59,19 +65,42 @@ def window_options(func: F) -> F:
 
 def digest_options(func: F) -> F:
     options = [
-        click.option("--top", default=8, show_default=True, type=click.IntRange(0, 200),
-                     help="How many PRs get a paragraph."),
-        click.option("--format", "fmt", default="text", show_default=True,
-                     type=click.Choice(sorted(RENDERERS)), help="Output format."),
+        click.option(
+            "--top",
+            default=8,
+            show_default=True,
+            type=click.IntRange(0, 200),
+            help="How many PRs get a paragraph.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            default="text",
+            show_default=True,
+            type=click.Choice(sorted(RENDERERS)),
+            help="Output format.",
+        ),
         click.option("--lang", default="zh", show_default=True, type=click.Choice(["zh", "en"])),
-        click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write to this file instead of stdout."),
-        click.option("--preset", "preset_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="Repository preset TOML (default: bundled for the repo, else generic)."),
+        click.option(
+            "--out",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Write to this file instead of stdout.",
+        ),
+        click.option(
+            "--preset",
+            "preset_path",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Repository preset TOML (default: bundled for the repo, else generic).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def as_lang(value: str) -> Lang:
+    """The ``--lang`` choice as the library's type (click has already checked the value)."""
+    return "en" if value == "en" else "zh"
 
 
 def make_window(day: str | None, since: str | None, until: str | None, tz: str) -> Window:

@@ -19,7 +19,17 @@ from ..sources.jsonl import read_records, write_records
 from ..store import Store, UpsertResult
 from ..window import day_window
 from ..write.template import TemplateWriter
-from . import cli, db_option, digest_options, emit, make_window, opened, progress_bar, window_options
+from . import (
+    as_lang,
+    cli,
+    db_option,
+    digest_options,
+    emit,
+    make_window,
+    opened,
+    progress_bar,
+    window_options,
+)
 
 SAMPLE_FILE = "vllm-sample.jsonl"
 SAMPLE_REPO = "vllm-project/vllm"
@@ -28,18 +38,39 @@ SAMPLE_DATE = "2026-06-10"
 
 @cli.command()
 @click.option("--date", "day", default=SAMPLE_DATE, show_default=True, help="Sample day to digest.")
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Keep the sample store in this file (default: a temporary one).",
+)
 @digest_options
-def demo(day: str, top: int, fmt: str, lang: str, out: Path | None, preset_path: Path | None) -> None:
+def demo(
+    day: str,
+    db: Path | None,
+    top: int,
+    fmt: str,
+    lang: str,
+    out: Path | None,
+    preset_path: Path | None,
+) -> None:
     """Digest the bundled sample records (no token, no network)."""
-    with tempfile.TemporaryDirectory(prefix="prdigest-demo-") as tmp:
-        with opened(Path(tmp) / "demo.sqlite3") as store:
-            sample = resources.files("prdigest.samples").joinpath(SAMPLE_FILE)
-            with resources.as_file(sample) as path:
-                _import_file(store, path)
-            options = DigestOptions(repo=SAMPLE_REPO, window=day_window(day), top=top,
-                                    lang=lang, preset_path=preset_path)  # type: ignore[arg-type]
-            digest = build_digest(store, options, TemplateWriter())
-            emit(render(digest, fmt), out)
+    with (
+        tempfile.TemporaryDirectory(prefix="prdigest-demo-") as tmp,
+        opened(db or Path(tmp) / "demo.sqlite3") as store,
+    ):
+        sample = resources.files("prdigest.samples").joinpath(SAMPLE_FILE)
+        with resources.as_file(sample) as path:
+            _import_file(store, path)
+        options = DigestOptions(
+            repo=SAMPLE_REPO,
+            window=day_window(day),
+            top=top,
+            lang=as_lang(lang),
+            preset_path=preset_path,
+        )
+        emit(render(build_digest(store, options, TemplateWriter()), fmt), out)
 
 
 def _import_file(store: Store, path: Path) -> tuple[UpsertResult, list[ImportLineError]]:
@@ -66,8 +97,10 @@ def import_(file: Path, db: Path | None) -> None:
         result, errors = _import_file(store, file)
     for error in errors:
         click.echo(f"Error: {error}", err=True)
-    click.echo(f"imported {file}: {result.new} new, {result.updated} updated, "
-               f"{result.unchanged} unchanged, {len(errors)} bad line(s)")
+    click.echo(
+        f"imported {file}: {result.new} new, {result.updated} updated, "
+        f"{result.unchanged} unchanged, {len(errors)} bad line(s)"
+    )
     if errors:
         sys.exit(errors[0].exit_code)
 
@@ -97,12 +130,28 @@ def schema() -> None:
 @window_options
 @digest_options
 @db_option
-def digest(repo: str, day: str | None, since: str | None, until: str | None, tz: str, top: int,
-           fmt: str, lang: str, out: Path | None, preset_path: Path | None, db: Path | None) -> None:
+def digest(
+    repo: str,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+    top: int,
+    fmt: str,
+    lang: str,
+    out: Path | None,
+    preset_path: Path | None,
+    db: Path | None,
+) -> None:
     """Digest the stored PRs merged in a window."""
     window = make_window(day, since, until, tz)
-    options = DigestOptions(repo=repo, window=window, top=top, lang=lang,  # type: ignore[arg-type]
-                            preset_path=preset_path)
+    options = DigestOptions(
+        repo=repo,
+        window=window,
+        top=top,
+        lang=as_lang(lang),
+        preset_path=preset_path,
+    )
     with opened(db) as store, progress_bar("digest") as progress:
         result = build_digest(store, options, TemplateWriter(), progress)
     emit(render(result, fmt), out)
@@ -110,8 +159,12 @@ def digest(repo: str, day: str | None, since: str | None, until: str | None, tz:
 
 @cli.command("explain")
 @click.argument("ref", metavar="OWNER/NAME#N")
-@click.option("--format", "fmt", default="text", type=click.Choice(["text", "json"]), show_default=True)
-@click.option("--preset", "preset_path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--format", "fmt", default="text", type=click.Choice(["text", "json"]), show_default=True
+)
+@click.option(
+    "--preset", "preset_path", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 @db_option
 def explain_(ref: str, fmt: str, preset_path: Path | None, db: Path | None) -> None:
     """Show the dossier, level and reasons of one stored PR."""
@@ -121,10 +174,10 @@ def explain_(ref: str, fmt: str, preset_path: Path | None, db: Path | None) -> N
     with opened(db) as store:
         analyzed = explain(store, repo, int(number), preset_path)
     if fmt == "json":
-        payload = {"dossier": analyzed.dossier.model_dump(mode="json"),
-                   "assessment": analyzed.assessment.model_dump(mode="json")}
+        payload = {
+            "dossier": analyzed.dossier.model_dump(mode="json"),
+            "assessment": analyzed.assessment.model_dump(mode="json"),
+        }
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         click.echo(explain_text(analyzed.dossier, analyzed.assessment))
-
-

@@ -46,7 +46,10 @@ def empty_message(digest: Digest) -> str:
 
 def counts_line(digest: Digest) -> str:
     labels = LEVEL_LABEL[digest.lang]
-    parts = [f"{labels[level]} {digest.counts.get(level.value, 0)}" for level in Level
-             if digest.counts.get(level.value, 0)]
+    parts = [
+        f"{labels[level]} {digest.counts.get(level.value, 0)}"
+        for level in Level
+        if digest.counts.get(level.value, 0)
+    ]
     sep = " · "
     return sep.join(parts)

@@ -44,8 +44,11 @@ TEXT = {
 
 
 def escape(text: str, *, line_start: bool = True) -> str:
-    """Escape Markdown control characters and defuse mentions in untrusted text."""
-    escaped = _SPECIAL.sub(r"\\\1", one_line(text) if line_start else _squash(text))
+    """Escape Markdown control characters and defuse mentions in untrusted text.
+
+    Whitespace is folded but kept at the ends, so fragments between code spans join cleanly.
+    """
+    escaped = _SPECIAL.sub(r"\\\1", _squash(text))
     if line_start:  # a leading "- " or "1. " would start a list
         escaped = _LIST_NUMBER.sub(r"\1\\.", _LIST_DASH.sub(r"\1\\-", escaped))
     return defuse_mentions(escaped)
@@ -73,7 +76,7 @@ def paragraph_markdown(entry: Entry, sha: str | None) -> str:
     out: list[str] = []
     position = 0
     for match in _CODE_SPAN.finditer(text):
-        out.append(escape(text[position:match.start()], line_start=position == 0))
+        out.append(escape(text[position : match.start()], line_start=position == 0))
         name = match.group(1)
         ref = refs.get(name)
         span = _code_span(name)
@@ -95,7 +98,7 @@ def _meta(item: DigestItem, lang: str) -> str:
     parts.append(f"+{item.pr.additions}/−{item.pr.deletions}")
     if area:
         parts.append(escape(area))
-    parts.append(f"**{LEVEL_LABEL[lang][item.assessment.level]}**")  # type: ignore[index]
+    parts.append(f"**{LEVEL_LABEL[lang][item.assessment.level]}**")
     if item.pr.coverage != "full":
         parts.append(f"diff: {item.pr.coverage}")
     if item.entry.fallback:
@@ -109,8 +112,10 @@ def _header(digest: Digest) -> list[str]:
     since = window.since.strftime("%Y-%m-%d %H:%M %z")
     until = window.until.strftime("%Y-%m-%d %H:%M %z")
     lines = [f"# {escape(digest.repo)} · {escape(window.label)} {t['title']}", ""]
-    summary = [f"{t['window']}: {since} – {until} ({escape(window.tz)})",
-               t["merged"].format(total=digest.total)]
+    summary = [
+        f"{t['window']}: {since} – {until} ({escape(window.tz)})",
+        t["merged"].format(total=digest.total),
+    ]
     counts = counts_line(digest)
     if counts:
         summary.append(counts)
@@ -124,8 +129,12 @@ def _header(digest: Digest) -> list[str]:
 def _selected(digest: Digest) -> list[str]:
     lines: list[str] = []
     for index, item in enumerate(digest.selected, start=1):
-        lines += [f"## {index}. [{escape(item.entry.title)}]({_pr_link(item)})", "",
-                  _meta(item, digest.lang), ""]
+        lines += [
+            f"## {index}. [{escape(item.entry.title)}]({_pr_link(item)})",
+            "",
+            _meta(item, digest.lang),
+            "",
+        ]
         if item.entry.paragraph:
             lines += [paragraph_markdown(item.entry, item.pr.merge_commit_sha), ""]
     return lines
@@ -139,10 +148,12 @@ def _others(digest: Digest) -> list[str]:
     for group in digest.others:
         lines += [f"### {escape(group.area)}", ""]
         for item in group.items:
-            label = LEVEL_LABEL[digest.lang][item.assessment.level]  # type: ignore[index]
+            label = LEVEL_LABEL[digest.lang][item.assessment.level]
             author = f" · {escape('@' + item.pr.author)}" if item.pr.author else ""
-            lines.append(f"- [#{item.pr.number}]({_pr_link(item)}) {escape(item.entry.title)}"
-                         f"{author} · +{item.pr.additions}/−{item.pr.deletions} · {label}")
+            lines.append(
+                f"- [#{item.pr.number}]({_pr_link(item)}) {escape(item.entry.title)}"
+                f"{author} · +{item.pr.additions}/−{item.pr.deletions} · {label}"
+            )
         lines.append("")
     return lines
 

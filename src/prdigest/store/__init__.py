@@ -117,10 +117,11 @@ def open_store(target: str | Path) -> Store:
 def _safe_url(url: str) -> str:
     """The URL without a password, for messages."""
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # an unparsable URL is shown only by its scheme
+    except ArgumentError:  # an unparsable URL is shown only by its scheme
         return url.split("://", 1)[0] + "://…"
 
 
@@ -273,17 +274,9 @@ class Store:
     def repos(self) -> list[str]:
         table = schema.pull_requests
         with self._engine.connect() as conn:
-            return list(conn.execute(select(table.c.repo).distinct().order_by(table.c.repo)).scalars())
-
-    def pr_hash(self, repo: str, number: int) -> str:
-        table = schema.pull_requests
-        with self._engine.connect() as conn:
-            value = conn.execute(
-                select(table.c.content_hash).where(table.c.repo == repo, table.c.number == number)
-            ).scalar()
-        if value is None:
-            raise NotFoundError(f"{repo}#{number} is not in the store")
-        return str(value)
+            return list(
+                conn.execute(select(table.c.repo).distinct().order_by(table.c.repo)).scalars()
+            )
 
     @staticmethod
     def _load(raw: str) -> PullRequest:
@@ -291,7 +284,9 @@ class Store:
 
     # -- derived artefacts ----------------------------------------------------------------
 
-    def get_dossier(self, repo: str, number: int, pr_hash: str, analyzer: str, preset: str) -> Dossier | None:
+    def get_dossier(
+        self, repo: str, number: int, pr_hash: str, analyzer: str, preset: str
+    ) -> Dossier | None:
         row = self._get_artefact(
             schema.dossiers, repo, number, pr_hash=pr_hash, analyzer=analyzer, preset=preset
         )
@@ -320,12 +315,19 @@ class Store:
         )
         return None if row is None else Assessment.model_validate_json(row)
 
-    def put_assessment(self, assessment: Assessment, pr_hash: str, analyzer: str, preset: str) -> None:
+    def put_assessment(
+        self, assessment: Assessment, pr_hash: str, analyzer: str, preset: str
+    ) -> None:
         self._put_artefact(
             schema.assessments,
             assessment.repo,
             assessment.number,
-            {"pr_hash": pr_hash, "analyzer": analyzer, "preset": preset, "triage": assessment.triage_version},
+            {
+                "pr_hash": pr_hash,
+                "analyzer": analyzer,
+                "preset": preset,
+                "triage": assessment.triage_version,
+            },
             assessment.model_dump_json(),
         )
 

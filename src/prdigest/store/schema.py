@@ -44,32 +44,26 @@ pull_requests = Table(
     UniqueConstraint("repo", "number", name="uq_pull_requests_repo_number"),
 )
 
-dossiers = Table(
-    "dossiers",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("repo", String(200), nullable=False),
-    Column("number", Integer, nullable=False),
-    Column("pr_hash", String(64), nullable=False),
-    Column("analyzer", String(40), nullable=False),
-    Column("preset", String(240), nullable=False),
-    Column("payload", Text, nullable=False),
-    UniqueConstraint("repo", "number", name="uq_dossiers_repo_number"),
-)
 
-assessments = Table(
-    "assessments",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("repo", String(200), nullable=False),
-    Column("number", Integer, nullable=False),
-    Column("pr_hash", String(64), nullable=False),
-    Column("analyzer", String(40), nullable=False),
-    Column("preset", String(240), nullable=False),
-    Column("triage", String(40), nullable=False),
-    Column("payload", Text, nullable=False),
-    UniqueConstraint("repo", "number", name="uq_assessments_repo_number"),
-)
+def _artefact_table(name: str, *versions: str) -> Table:
+    """A derived-artefact table: one payload per PR with the versions it was derived from."""
+    return Table(
+        name,
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("repo", String(200), nullable=False),
+        Column("number", Integer, nullable=False),
+        Column("pr_hash", String(64), nullable=False),
+        Column("analyzer", String(40), nullable=False),
+        Column("preset", String(240), nullable=False),
+        *(Column(version, String(40), nullable=False) for version in versions),
+        Column("payload", Text, nullable=False),
+        UniqueConstraint("repo", "number", name=f"uq_{name}_repo_number"),
+    )
+
+
+dossiers = _artefact_table("dossiers")
+assessments = _artefact_table("assessments", "triage")
 
 entries = Table(
     "entries",

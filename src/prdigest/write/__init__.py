@@ -20,6 +20,8 @@ class Writer(Protocol):
         """Identifies the writer and its version (and model/prompt, for model writers)."""
         ...
 
-    def write(self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool) -> Entry:
+    def write(
+        self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool
+    ) -> Entry:
         """An entry with a title, and a paragraph when ``paragraph`` is true."""
         ...

@@ -11,7 +11,8 @@ verb of the change (from the title's own leading verb when the phrasebook knows 
 the kind), then the rest of the title in English, then the claimed figure if the body states
 one. A ``Component:`` prefix stays in front.
 
-Length: a paragraph aims at ≤ 460 characters (the examples run 180–560); when the pieces run
+Length: a paragraph aims at ≤ 460 characters in Chinese (the examples run 180–560; English
+gets 800, its words run longer); when the pieces run
 long, lower-priority detail goes first: extra discussion, the third follow-up, the fourth
 focus point, the shape remark.
 """
@@ -31,6 +32,7 @@ from typing import Any
 from ..analyze.discussion import is_merge_headline
 from ..models import (
     Assessment,
+    ClaimFact,
     CodeRef,
     CommitFact,
     Dossier,
@@ -47,10 +49,26 @@ from ..models import (
 from . import Lang
 
 TEMPLATE_VERSION = "template/1"
-MAX_PARAGRAPH = 460
-TITLE_SUBJECT_LIMIT = 64
-GENERIC_NAMES = frozenset({"__init__", "__call__", "__post_init__", "__enter__", "__exit__",
-                           "__repr__", "forward", "run", "main", "apply", "setUp", "new", "build"})
+MAX_PARAGRAPH = {"zh": 460, "en": 800}  # English words run longer than Chinese characters
+HARD_MAX_PARAGRAPH = {"zh": 520, "en": 900}  # past this, discussion and follow-ups go too
+TITLE_SUBJECT_LIMIT = 80
+GENERIC_NAMES = frozenset(
+    {
+        "__init__",
+        "__call__",
+        "__post_init__",
+        "__enter__",
+        "__exit__",
+        "__repr__",
+        "forward",
+        "run",
+        "main",
+        "apply",
+        "setUp",
+        "new",
+        "build",
+    }
+)
 FOLLOWUP_ORDER = (
     SignalKind.STALE_BODY,
     SignalKind.EMPTY_TEST_RESULT,
@@ -66,11 +84,16 @@ FOLLOWUP_ORDER = (
     SignalKind.HUGE_DIFF,
     SignalKind.BROKEN_PATCH,
 )
-_INFORMATIVE_COMMIT = re.compile(r"\b(?:fix|revert|drop|remove|regression|address|rework|switch|"
-                                 r"instead|replace|restore|guard|handle)\w*\b", re.I)
+_INFORMATIVE_COMMIT = re.compile(
+    r"\b(?:fix|revert|drop|remove|regression|address|rework|switch|"
+    r"instead|replace|restore|guard|handle)\w*\b",
+    re.I,
+)
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 _SPACE_BEFORE = re.compile(rf"([{_CJK}])([A-Za-z0-9`@#+\-−(\[])")
 _SPACE_AFTER = re.compile(rf"([A-Za-z0-9`%)\]])([{_CJK}])")
+_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([，。；：、）」！？])")
+_SPACE_AFTER_PUNCT = re.compile(r"([（「，。；：、])[ \t]+")
 
 
 @functools.cache
@@ -79,13 +102,29 @@ def phrasebook() -> dict[str, Any]:
     return tomllib.loads(text)
 
 
+@functools.cache
+def glossary() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("glossary.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def metric_name(metric: str | None, lang: Lang) -> str:
+    """A claim's metric as the digest writes it (``throughput`` → 吞吐 in Chinese)."""
+    if not metric:
+        return ""
+    if lang == "en":
+        return metric
+    return str(glossary()["metric"].get(metric.lower(), metric))
+
+
 def code(name: str) -> str:
     return f"`{name}`"
 
 
 def space_cjk(text: str) -> str:
-    """A space between Chinese and Latin text or code, as the example digests are typeset."""
-    return _SPACE_AFTER.sub(r"\1 \2", _SPACE_BEFORE.sub(r"\1 \2", text))
+    """A space between Chinese and Latin text or code, none next to full-width punctuation."""
+    spaced = _SPACE_AFTER.sub(r"\1 \2", _SPACE_BEFORE.sub(r"\1 \2", text))
+    return _SPACE_AFTER_PUNCT.sub(r"\1", _SPACE_BEFORE_PUNCT.sub(r"\1", spaced))
 
 
 def _stable(seed: int, slot: str) -> int:
@@ -129,16 +168,23 @@ class _Phrases:
     def raw(self, section: str, key: str) -> Any:
         return self.book[section][key]
 
+    def word(self, section: str, key: str) -> str:
+        """A fixed (non-variant) phrase such as a separator."""
+        return str(self.book[section][key])
+
     def join(self, items: Sequence[str]) -> str:
         """``a、b 与 c`` / ``a, b and c``."""
         if len(items) <= 1:
             return "".join(items)
-        symbol = self.book["symbol"]
-        return symbol["list_sep"].join(items[:-1]) + symbol["and"] + items[-1]
+        return (
+            self.word("symbol", "list_sep").join(items[:-1])
+            + self.word("symbol", "and")
+            + items[-1]
+        )
 
     def listing(self, items: Sequence[str]) -> str:
         """``a、b`` / ``a, b`` (no final "and")."""
-        return self.book["symbol"]["list_sep"].join(items)
+        return self.word("symbol", "list_sep").join(items)
 
     @property
     def stop(self) -> str:
@@ -162,14 +208,17 @@ def title_for(dossier: Dossier, lang: Lang) -> str:
         inner = re.sub(r'^revert\s*"?|"\s*$', "", subject, flags=re.I).strip()
         inner = re.sub(r"^\s*(?:\[[^\]]{1,40}\]\s*)+", "", inner)
         inner = re.sub(r"\s*\(#\d+\)\s*\"?$", "", inner)
-        title = f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {_clip_words(inner, TITLE_SUBJECT_LIMIT)}"
+        subject = _clip_words(inner, TITLE_SUBJECT_LIMIT)
+        title = f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {subject}"
         return space_cjk(title) if lang == "zh" else title
+    if lang == "en":  # the PR's own English title already says it best
+        return subject + _title_figure(dossier, lang)
     component = ""
     match = _COMPONENT.match(subject)
     if match and " " not in match["component"].strip():
         component, subject = match["component"], match["rest"]
     verb, rest = _verb_and_rest(subject, dossier.kind, p)
-    joiner = "" if verb.endswith(("：", ":")) and lang == "zh" else " "
+    joiner = "" if verb.endswith("：") else " "
     title = f"{verb}{joiner}{_clip_words(rest, TITLE_SUBJECT_LIMIT)}"
     if component:
         title = f"{component}{'：' if lang == 'zh' else ': '}{title}"
@@ -181,10 +230,13 @@ def _verb_and_rest(subject: str, kind: Kind, p: _Phrases) -> tuple[str, str]:
     match = _LEAD_WORD.match(subject)
     if p.lang == "zh" and match:
         verb = p.book["lead_verb"].get(match["word"].lower())
-        rest = subject[match.end():].strip()
+        rest = subject[match.end() :].strip()
         if verb and rest:
             return verb, rest
-    return p.get("kind_verb", kind.value), subject
+    verb = p.get("kind_verb", kind.value)
+    if p.lang == "zh" and not verb.endswith("："):
+        verb += "："  # the subject keeps its own English verb: "修复：Clamp …"
+    return verb, subject
 
 
 def _clip_words(text: str, limit: int) -> str:
@@ -194,15 +246,66 @@ def _clip_words(text: str, limit: int) -> str:
     return cut.rstrip(",;:-") + "…"
 
 
+_STRONG_METRIC = frozenset(
+    {
+        "throughput",
+        "latency",
+        "itl",
+        "ttft",
+        "tpot",
+        "e2e",
+        "end-to-end",
+        "speedup",
+        "speed-up",
+        "faster",
+        "goodput",
+        "qps",
+        "tok/s",
+        "吞吐",
+        "延迟",
+        "加速",
+        "memory",
+        "显存",
+    }
+)
+
+
+def _figure_size(figure: str) -> float:
+    numbers = re.findall(r"\d+(?:\.\d+)?", figure.replace(",", ""))
+    return max((float(n) for n in numbers), default=0.0)
+
+
+def title_claim(dossier: Dossier) -> tuple[ClaimFact, bool] | None:
+    """The claim a title may carry, and whether it is the best of a table ("up to").
+
+    Only a relative figure (signed or ranged percentage, or a multiplier) of a performance
+    metric, on a perf or feature PR: a fix's repro numbers are no promise of an effect.
+    """
+    if dossier.kind not in (Kind.PERF, Kind.FEATURE):
+        return None
+    strong = [
+        c
+        for c in dossier.claims
+        if (c.metric or "").lower() in _STRONG_METRIC
+        and re.search(r"^[+\-~]|[x×]$|\d[-~～–]\d", c.figure)
+    ]
+    if not strong:
+        return None
+    prose = [c for c in strong if not c.in_table]
+    if prose:  # the author's own summary sentence beats any single table row
+        return prose[0], False
+    best = max(strong, key=lambda c: _figure_size(c.figure))
+    return best, len(strong) > 1
+
+
 def _title_figure(dossier: Dossier, lang: Lang) -> str:
-    if not dossier.claims or dossier.kind not in (Kind.PERF, Kind.FEATURE, Kind.FIX, Kind.REFACTOR):
+    found = title_claim(dossier)
+    if found is None:
         return ""
-    claim = dossier.claims[0]
-    metric = claim.metric or ""
-    if metric.lower().startswith(("improve", "reduction", "regression", "overhead")):
-        metric = ""
+    claim, up_to = found
     sep = "，" if lang == "zh" else ", "
-    return f"{sep}{metric} {claim.figure}".replace(f"{sep} ", sep)
+    prefix = str(phrasebook()[lang]["followup"]["up_to"]) if up_to else ""
+    return f"{sep}{metric_name(claim.metric, lang)} {prefix}{claim.figure}"
 
 
 # -- verdict and shape --------------------------------------------------------------------
@@ -214,8 +317,10 @@ def _display_names(files: Sequence[FileFact]) -> dict[str, str]:
     for f in files:
         base = PurePosixPath(f.path).name
         counts[base] = counts.get(base, 0) + 1
-    return {f.path: (PurePosixPath(f.path).name if counts[PurePosixPath(f.path).name] == 1 else f.path)
-            for f in files}
+    return {
+        f.path: (PurePosixPath(f.path).name if counts[PurePosixPath(f.path).name] == 1 else f.path)
+        for f in files
+    }
 
 
 def _file_name(path: str, names: dict[str, str], cited: _Cited) -> str:
@@ -247,7 +352,9 @@ def _shape(d: Dossier, p: _Phrases) -> str:
     if d.coverage.diff.value == "partial":
         return p.get("shape", "partial", note=d.coverage.note)
     if d.additions + d.deletions >= 800 and len(d.files) >= 8:
-        return p.get("shape", "large", additions=d.additions, deletions=d.deletions, files=len(d.files))
+        return p.get(
+            "shape", "large", additions=d.additions, deletions=d.deletions, files=len(d.files)
+        )
     return ""
 
 
@@ -258,7 +365,7 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
     """Source symbols worth naming, grouped by file, the most-changed files first (≤ 2 files)."""
     by_file: dict[str, list[SymbolFact]] = {}
     for s in d.symbols:
-        if s.in_test or s.kind == "step" or not s.lines_changed:
+        if s.in_test or s.kind in ("step", "field") or not s.lines_changed:
             continue
         if s.name in GENERIC_NAMES and not s.parent:
             continue
@@ -266,7 +373,15 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
     groups = sorted(by_file.values(), key=lambda g: -sum(s.lines_changed for s in g))
     picked = []
     for group in groups[:2]:
-        ranked = sorted(group, key=lambda s: (s.name in GENERIC_NAMES, -s.lines_changed, s.line or 0))
+        added_classes = {
+            s.name for s in group if s.kind in ("class", "struct") and s.change == "added"
+        }
+        group = [
+            s for s in group if s.parent not in added_classes
+        ]  # a new class implies its methods
+        ranked = sorted(
+            group, key=lambda s: (s.name in GENERIC_NAMES, -s.lines_changed, s.line or 0)
+        )
         picked.append(sorted(ranked[:3], key=lambda s: s.line or 0))
     return picked
 
@@ -279,28 +394,45 @@ def _symbol_name(s: SymbolFact, p: _Phrases, cited: _Cited) -> str:
     return name
 
 
-def _symbol_point(group: list[SymbolFact], d: Dossier, p: _Phrases, cited: _Cited,
-                  names: dict[str, str], purpose: bool) -> str:
+def _symbol_point(
+    group: list[SymbolFact],
+    d: Dossier,
+    p: _Phrases,
+    cited: _Cited,
+    names: dict[str, str],
+    purpose: bool,
+) -> str:
     by_change: dict[str, list[str]] = {}
     for s in group:
         cited.fact(s.id)
         by_change.setdefault(s.change, []).append(_symbol_name(s, p, cited))
     parts = [p.get("symbol", change, name=p.join(items)) for change, items in by_change.items()]
-    text = p.get("symbol", "in_file", file=_file_name(group[0].path, names, cited),
-                 names=p.raw("symbol", "change_sep").join(parts))
+    text = p.get(
+        "symbol",
+        "in_file",
+        file=_file_name(group[0].path, names, cited),
+        names=p.word("symbol", "change_sep").join(parts),
+    )
     if purpose:
         text += ("，" if p.lang == "zh" else ": ") + p.get("symbol_purpose", d.kind.value)
     return text
 
 
 def _file_point(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> str | None:
-    candidates = [f for f in d.files if f.role is not Role.TEST and not f.generated] or list(d.files)
+    candidates = [f for f in d.files if f.role is not Role.TEST and not f.generated] or list(
+        d.files
+    )
     if not candidates:
         return None
     top = max(candidates, key=lambda f: f.additions + f.deletions)
     cited.fact(top.id)
-    return p.get("symbol", "file_only", file=_file_name(top.path, names, cited),
-                 additions=top.additions, deletions=top.deletions)
+    return p.get(
+        "symbol",
+        "file_only",
+        file=_file_name(top.path, names, cited),
+        additions=top.additions,
+        deletions=top.deletions,
+    )
 
 
 def _signal_point(d: Dossier, kind: SignalKind, key: str, p: _Phrases, cited: _Cited) -> str | None:
@@ -309,27 +441,55 @@ def _signal_point(d: Dossier, kind: SignalKind, key: str, p: _Phrases, cited: _C
         return None
     for s in found:
         cited.fact(s.id)
-    return p.get("point", key, names=p.listing([cited.name(s.detail, s.path or "", s.line) for s in found]))
+    return p.get(
+        "point", key, names=p.listing([cited.name(s.detail, s.path or "", s.line) for s in found])
+    )
 
 
 def _test_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
     if not d.tests and not d.techniques:
         return None
-    tests = list(d.tests[:2])
-    for t in tests:
+    unique = list({t.name: t for t in d.tests}.values())[:2]
+    for t in unique:
         cited.fact(t.id)
-    names = p.join([cited.name(t.name, t.path, t.line) for t in tests])
+    names = p.join([cited.name(t.name, t.path, t.line) for t in unique])
     if not names:
         names = cited.name(PurePosixPath(d.techniques[0].path).name, d.techniques[0].path)
     techniques = []
     for q in d.techniques[:3]:
         cited.fact(q.id)
-        label = cited.name(q.label, q.path, q.line) if q.technique not in (
-            "shell_stub", "hypothesis", "subprocess") else ""
+        label = (
+            cited.name(q.label, q.path, q.line)
+            if q.technique not in ("shell_stub", "hypothesis", "subprocess")
+            else ""
+        )
         techniques.append(p.get("technique", q.technique, label=label))
-    how = (p.get("point", "tests_how", techniques=p.raw("point", "technique_sep").join(techniques))
-           if techniques else p.get("point", "tests_plain"))
-    return p.get("point", "tests", names=names, how=how)
+    how = (
+        p.get("point", "tests_how", techniques=p.word("point", "technique_sep").join(techniques))
+        if techniques
+        else p.get("point", "tests_plain")
+    )
+    return p.get("point", "tests", names=names, how=p.word("point", "tests_sep") + how)
+
+
+def _field_point(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> str | None:
+    """New state: annotated fields a class gains (often the heart of a fix)."""
+    fields = [s for s in d.symbols if s.kind == "field" and s.change == "added" and not s.in_test]
+    if not fields:
+        return None
+    first = fields[0]
+    same = list(
+        {s.name: s for s in fields if s.parent == first.parent and s.path == first.path}.values()
+    )[:2]
+    for s in same:
+        cited.fact(s.id)
+    return p.get(
+        "point",
+        "fields",
+        file=_file_name(first.path, names, cited),
+        owner=cited.name(first.parent or "", first.path),
+        names=p.listing([cited.name(s.name, s.path, s.line) for s in same]),
+    )
 
 
 def _claim_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
@@ -338,9 +498,9 @@ def _claim_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
     claim = d.claims[0]
     cited.fact(claim.id)
     metric = claim.metric or ""
-    if metric.lower().startswith(("improve", "reduction")):
+    if metric.lower().startswith(("improve", "reduction", "regression")):
         return p.get("point", "claim_no_metric", figure=claim.figure)
-    return p.get("point", "claim", metric=metric, figure=claim.figure)
+    return p.get("point", "claim", metric=metric_name(metric, p.lang), figure=claim.figure)
 
 
 def _context_points(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
@@ -353,14 +513,25 @@ def _context_points(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
     if renamed and d.kind is Kind.REFACTOR:
         f = renamed[0]
         cited.fact(f.id)
-        points.append(p.get("point", "rename", old=cited.name(f.previous_path or ""),
-                            new=cited.name(f.path, f.path)))
+        points.append(
+            p.get(
+                "point",
+                "rename",
+                old=cited.name(f.previous_path or ""),
+                new=cited.name(f.path, f.path),
+            )
+        )
     steps = [s for s in d.symbols if s.kind == "step"][:2]
     if steps:
         for s in steps:
             cited.fact(s.id)
-        points.append(p.get("point", "step", names=p.listing([cited.name(s.name, s.path, s.line)
-                                                               for s in steps])))
+        points.append(
+            p.get(
+                "point",
+                "step",
+                names=p.listing([cited.name(s.name, s.path, s.line) for s in steps]),
+            )
+        )
     return points
 
 
@@ -374,11 +545,16 @@ def _focus_points(d: Dossier, a: Assessment, p: _Phrases, cited: _Cited) -> list
         file_point = _file_point(d, p, cited, names)
         if file_point:
             points.append(file_point)
+    field_point = _field_point(d, p, cited, names)
+    if field_point:
+        points.insert(min(1, len(points)), field_point)
     for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):
         found = _signal_point(d, kind, key, p, cited)
         if found:
             points.append(found)
-    if d.kind is Kind.PERF or (a.level is Level.MUST_READ and d.kind is not Kind.FIX):
+    if (d.kind is Kind.PERF or (a.level is Level.MUST_READ and d.kind is not Kind.FIX)) and (
+        title_claim(d) is None  # a figure already in the title need not be repeated
+    ):
         claim = _claim_point(d, p, cited)
         if claim:
             points.append(claim)
@@ -396,9 +572,11 @@ def _render_focus(points: list[str], p: _Phrases) -> str:
         return p.get("focus", "lead_one") + points[0] + p.stop
     lead = p.get("focus", "lead", count=p.raw("focus", "count")[len(points)])
     style = p.get("focus", "numbering", n="{n}", cn="{cn}")
-    numbered = [style.format(n=i, cn=p.raw("focus", "cn")[i]) + text
-                for i, text in enumerate(points, start=1)]
-    return lead + p.raw("focus", "separator").join(numbered) + p.stop
+    numbered = [
+        style.format(n=i, cn=p.raw("focus", "cn")[i]) + text
+        for i, text in enumerate(points, start=1)
+    ]
+    return lead + p.word("focus", "separator").join(numbered) + p.stop
 
 
 # -- discussion -----------------------------------------------------------------------------
@@ -407,99 +585,197 @@ def _render_focus(points: list[str], p: _Phrases) -> str:
 def _where(thread: ThreadFact, names: dict[str, str], cited: _Cited) -> str:
     if not thread.path:
         return "PR"
-    return cited.name(names.get(thread.path, PurePosixPath(thread.path).name), thread.path, thread.line)
+    return cited.name(
+        names.get(thread.path, PurePosixPath(thread.path).name), thread.path, thread.line
+    )
 
 
-def _telling_commit(commits: Sequence[CommitFact]) -> CommitFact | None:
+_COMMIT_CLASSES = (
+    re.compile(r"\b(?:regress\w*|restore\w*|revert\w*)\b", re.I),
+    re.compile(r"\bfix\w*\b", re.I),
+    re.compile(r"\b(?:instead|replace\w*|rework\w*|switch\w*|drop\w*|remove\w*)\b", re.I),
+    re.compile(r"\baddress\w*\b", re.I),
+)
+_SUGGESTION = re.compile(r"^Apply suggestions? from (?:@(?P<who>[\w-]+)|code review)", re.I)
+
+
+def _telling_commit(commits: Sequence[CommitFact], avoid: set[str]) -> CommitFact | None:
     """The after-review commit whose headline says most about what review changed."""
-    after = [c for c in commits if c.after_review and not is_merge_headline(c.headline)]
-    telling = [c for c in after if _INFORMATIVE_COMMIT.search(c.headline)]
-    return (telling or after or [None])[-1]
+    after = [
+        c
+        for c in commits
+        if c.after_review and not is_merge_headline(c.headline) and c.id not in avoid
+    ]
+    for pattern in _COMMIT_CLASSES:
+        telling = [c for c in after if pattern.search(c.headline)]
+        if telling:
+            return telling[-1]
+    return after[-1] if after else None
 
 
-def _review_parts(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
-    parts = []
-    requested = [r for r in d.reviewers if "CHANGES_REQUESTED" in r.states and not r.is_bot]
-    if requested:
-        for r in requested:
-            cited.fact(r.id)
-        parts.append(p.get("discussion", "changes_requested",
-                           who=p.listing([p.who(r.login) for r in requested[:2]])))
-    after = [c for c in d.commits if c.after_review]
-    commit = _telling_commit(d.commits)
-    if commit and any(not r.is_bot for r in d.reviewers):
+def _suggestion_regression(d: Dossier, p: _Phrases, cited: _Cited) -> tuple[str, set[str]] | None:
+    """An applied review suggestion followed by a commit that repairs what it broke."""
+    for index, commit in enumerate(d.commits):
+        match = _SUGGESTION.match(commit.headline)
+        if not match:
+            continue
+        repair = next(
+            (
+                c
+                for c in d.commits[index + 1 :]
+                if _COMMIT_CLASSES[0].search(c.headline)
+                or re.search(r"\bfix\w*\b", c.headline, re.I)
+            ),
+            None,
+        )
+        if repair is None:
+            continue
+        who = match["who"] or next((r.login for r in d.reviewers if not r.is_bot), None)
         cited.fact(commit.id)
-        if len(commit.headline) <= 80:
-            parts.append(p.get("discussion", "commits_after", count=len(after),
-                               sha=cited.name(commit.sha[:7]), headline=commit.headline))
-        else:
-            parts.append(p.get("discussion", "commits_after_short", count=len(after)))
-    return parts
+        cited.fact(repair.id)
+        text = p.get(
+            "discussion",
+            "suggestion_regression",
+            who=p.who(who),
+            applied=cited.name(commit.sha[:7]),
+            fix=cited.name(repair.sha[:7]),
+            headline=_quote(repair.headline, 70),
+        )
+        return text, {commit.id, repair.id}
+    return None
 
 
-def _thread_parts(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> list[str]:
-    parts = []
+def _requested_part(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
+    requested = [r for r in d.reviewers if "CHANGES_REQUESTED" in r.states and not r.is_bot]
+    if not requested:
+        return None
+    for r in requested:
+        cited.fact(r.id)
+    return p.get(
+        "discussion", "changes_requested", who=p.listing([p.who(r.login) for r in requested[:2]])
+    )
+
+
+def _commit_part(d: Dossier, p: _Phrases, cited: _Cited, avoid: set[str]) -> str | None:
+    dropped_tests = {s.provenance.ref for s in d.signals if s.kind is SignalKind.TESTS_DELETED}
+    avoid = avoid | {c.id for c in d.commits if c.sha[:7] in dropped_tests}
+    commit = _telling_commit(d.commits, avoid)
+    if commit is None or not any(not r.is_bot for r in d.reviewers):
+        return None
+    cited.fact(commit.id)
+    count = sum(1 for c in d.commits if c.after_review)
+    if len(commit.headline) > 80:
+        return p.get("discussion", "commits_after_short", count=count)
+    return p.get(
+        "discussion",
+        "commits_after",
+        count=count,
+        sha=cited.name(commit.sha[:7]),
+        headline=_quote(commit.headline, 80),
+    )
+
+
+def _human_thread_part(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> str | None:
     people = [t for t in d.threads if not t.started_by_bot and t.started_by != d.author]
+    if not people:
+        return None
     open_people = [t for t in people if not (t.is_resolved or t.is_outdated)]
-    if len(people) >= 2:
-        for t in people:
-            cited.fact(t.id)
-        who = p.listing(list(dict.fromkeys(p.who(t.started_by) for t in people))[:3])
-        paths = list(dict.fromkeys(t.path for t in people if t.path))[:2]
-        where = p.listing([_file_name(x, names, cited) for x in paths]) or "PR"
-        parts.append(p.get("discussion", "threads_summary", who=who, count=len(people), where=where))
-        if open_people:
-            t = open_people[0]
-            parts.append(p.get("discussion", "threads_open", who=p.who(t.started_by),
-                               where=_where(t, names, cited)) + _thread_names(t, p, cited))
-    elif people:
-        t = people[0]
+    for t in people:
         cited.fact(t.id)
-        state = ("state_open" if t in open_people else
-                 "state_resolved" if t.is_resolved else "state_outdated")
-        parts.append(p.get("discussion", "thread_person", who=p.who(t.started_by),
-                           where=_where(t, names, cited), state=p.get("discussion", state))
-                     + _thread_names(t, p, cited))
-    open_bot = [t for t in d.threads if t.started_by_bot and not t.is_resolved and not t.is_outdated]
-    if open_bot:
-        for t in open_bot:
-            cited.fact(t.id)
-        where = p.listing(list(dict.fromkeys(_where(t, names, cited) for t in open_bot[:2])))
-        bots = p.listing(list(dict.fromkeys(p.who(t.started_by) for t in open_bot)))
-        parts.append(p.get("discussion", "unresolved", where=where, who=bots, count=len(open_bot)))
-    return parts
+    if len(people) == 1:
+        t = people[0]
+        state = (
+            "state_open" if open_people else "state_resolved" if t.is_resolved else "state_outdated"
+        )
+        return p.get(
+            "discussion",
+            "thread_person",
+            who=p.who(t.started_by),
+            where=_where(t, names, cited),
+            state=p.get("discussion", state),
+        ) + _thread_names(t, p, cited)
+    who = p.listing(list(dict.fromkeys(p.who(t.started_by) for t in people))[:3])
+    paths = list(dict.fromkeys(t.path for t in people if t.path))[:2]
+    where = p.listing([_file_name(x, names, cited) for x in paths]) or "PR"
+    text = p.get("discussion", "threads_summary", who=who, count=len(people), where=where)
+    if open_people:
+        t = open_people[0]
+        text += (
+            ("，" if p.lang == "zh" else "; ")
+            + p.get(
+                "discussion", "threads_open", who=p.who(t.started_by), where=_where(t, names, cited)
+            )
+            + _thread_names(t, p, cited)
+        )
+    return text
+
+
+def _bot_thread_part(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> str | None:
+    open_bot = [
+        t for t in d.threads if t.started_by_bot and not t.is_resolved and not t.is_outdated
+    ]
+    if not open_bot:
+        return None
+    for t in open_bot:
+        cited.fact(t.id)
+    where = p.listing(list(dict.fromkeys(_where(t, names, cited) for t in open_bot[:2])))
+    bots = p.listing(list(dict.fromkeys(p.who(t.started_by) for t in open_bot)))
+    return p.get("discussion", "unresolved", where=where, who=bots, count=len(open_bot))
 
 
 def _thread_names(t: ThreadFact, p: _Phrases, cited: _Cited) -> str:
     mentioned = [n for n in t.code_names if re.fullmatch(r"[A-Za-z_][\w.:/()\-]{1,60}", n)][:2]
     if not mentioned:
         return ""
-    return p.get("discussion", "thread_names",
-                 names=p.listing([cited.name(n, t.path or "") for n in mentioned]))
+    return p.get(
+        "discussion",
+        "thread_names",
+        names=p.listing([cited.name(n, t.path or "") for n in mentioned]),
+    )
 
 
 def _discussion_parts(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
+    """Discussion evidence, most telling first (the paragraph may keep only the first ones)."""
     if not d.coverage.discussion:
         return [p.get("discussion", "unknown")]
     names = _display_names(d.files)
-    parts = _review_parts(d, p, cited) + _thread_parts(d, p, cited, names)
+    regression = _suggestion_regression(d, p, cited)
+    used = regression[1] if regression else set()
+    candidates = [
+        regression[0] if regression else None,
+        _requested_part(d, p, cited),
+        _human_thread_part(d, p, cited, names),
+        _bot_thread_part(d, p, cited, names),
+        _commit_part(d, p, cited, used),
+    ]
+    parts = [x for x in candidates if x]
     if not parts:
         bots = [m for m in d.remarks if m.is_bot]
         if bots:
             cited.fact(bots[0].id)
-            parts.append(p.get("discussion", "bot_remark", who=p.who(bots[0].author),
-                               excerpt=_short(bots[0].excerpt, 60)))
+            parts.append(
+                p.get(
+                    "discussion",
+                    "bot_remark",
+                    who=p.who(bots[0].author),
+                    excerpt=_quote(bots[0].excerpt, 60),
+                )
+            )
     if not parts:
-        approvers = [r.login for r in d.reviewers if r.last_state == "APPROVED" and not r.is_bot][:2]
+        approvers = [r.login for r in d.reviewers if r.last_state == "APPROVED" and not r.is_bot][
+            :2
+        ]
         if approvers:
-            parts.append(p.get("discussion", "approved", who=p.listing([p.who(x) for x in approvers])))
+            parts.append(
+                p.get("discussion", "approved", who=p.listing([p.who(x) for x in approvers]))
+            )
     return parts
 
 
 def _render_discussion(parts: list[str], p: _Phrases) -> str:
     if not parts:
         return ""
-    text = p.raw("discussion", "sep").join(parts)
+    text = p.word("discussion", "sep").join(parts)
     lead = p.get("discussion", "lead")
     if p.lang == "en" and not lead:
         text = text[0].upper() + text[1:]
@@ -508,6 +784,18 @@ def _render_discussion(parts: list[str], p: _Phrases) -> str:
 
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_QUOTED_MENTION = re.compile(r"@(?=[A-Za-z_])")
+
+
+def _quote(text: str, limit: int) -> str:
+    """PR text quoted inside an entry: no code spans or @mentions of its own, clipped.
+
+    A clipped backtick span or an ``@decorator`` in a quote would read as a code name or a
+    person the entry claims, so both are neutralised.
+    """
+    return _short(_QUOTED_MENTION.sub("", text.replace("`", "'")), limit)
 
 
 # -- follow-ups -----------------------------------------------------------------------------
@@ -530,11 +818,17 @@ def _followup_items(d: Dossier, p: _Phrases, cited: _Cited, limit: int) -> list[
 def _render_followups(items: list[str], p: _Phrases) -> str:
     if not items:
         return ""
-    return p.get("followup", "lead") + p.raw("followup", "sep").join(items) + p.stop
+    return p.get("followup", "lead") + p.word("followup", "sep").join(items) + p.stop
 
 
-def _followup_text(kind: SignalKind, found: list[SignalFact], d: Dossier, p: _Phrases,
-                   cited: _Cited, names: dict[str, str]) -> str:
+def _followup_text(
+    kind: SignalKind,
+    found: list[SignalFact],
+    d: Dossier,
+    p: _Phrases,
+    cited: _Cited,
+    names: dict[str, str],
+) -> str:
     first = found[0]
     cited.fact(first.id)
     file_ref = _file_name(first.path, names, cited) if first.path else ""
@@ -544,13 +838,33 @@ def _followup_text(kind: SignalKind, found: list[SignalFact], d: Dossier, p: _Ph
     if kind is SignalKind.EMPTY_TEST_RESULT:
         return p.get("followup", "empty_test_result")
     if kind is SignalKind.TESTS_DELETED and first.provenance.kind == "commit":
-        return p.get("followup", "tests_dropped", sha=cited.name(first.provenance.ref),
-                     detail=first.detail)
+        return p.get(
+            "followup",
+            "tests_dropped",
+            sha=cited.name(first.provenance.ref),
+            detail=_quote(first.detail, 80),
+        )
     if kind is SignalKind.FOLLOWUP_PROMISED:
-        return p.get("followup", "followup_promised", who=p.who(first.owner),
-                     detail=_short(first.detail, 90))
-    if kind in (SignalKind.FAILED_CHECKS, SignalKind.HUGE_DIFF, SignalKind.BROKEN_PATCH):
+        return p.get(
+            "followup", "followup_promised", who=p.who(first.owner), detail=_quote(first.detail, 90)
+        )
+    if kind is SignalKind.FAILED_CHECKS:
+        return p.get("followup", kind.value, detail=cited.name(first.detail.split(", ")[0]))
+    if kind in (SignalKind.HUGE_DIFF, SignalKind.BROKEN_PATCH):
         return p.get("followup", kind.value, detail=first.detail)
+    if kind is SignalKind.MAGIC_NUMBER:
+        shown = [
+            cited.name(s.detail, s.path or "", s.line)
+            + (
+                f"（= {s.value}）"
+                if p.lang == "zh" and s.value
+                else f" (= {s.value})"
+                if s.value
+                else ""
+            )
+            for s in found[:2]
+        ]
+        return p.get("followup", kind.value, detail=p.listing(shown))
     if kind is SignalKind.TODO:
         marker = cited.name(first.detail.split(":")[0], first.path or "", first.line)
         return p.get("followup", "todo", detail=marker, file=file_ref)
@@ -573,28 +887,39 @@ class _Draft:
     followups: list[str]
 
     def text(self) -> str:
-        pieces = [self.verdict, self.shape, _render_focus(self.points, self.p),
-                  _render_discussion(self.discussion, self.p), _render_followups(self.followups, self.p)]
+        pieces = [
+            self.verdict,
+            self.shape,
+            _render_focus(self.points, self.p),
+            _render_discussion(self.discussion, self.p),
+            _render_followups(self.followups, self.p),
+        ]
         joined = ("" if self.p.lang == "zh" else " ").join(x for x in pieces if x)
         return space_cjk(joined) if self.p.lang == "zh" else joined
 
     def shrink(self) -> bool:
         """Drop the least important remaining detail; False when nothing more can go."""
-        if len(self.discussion) > 2:
-            self.discussion.pop()
-        elif len(self.followups) > 2:
-            self.followups.pop()
-        elif len(self.points) > 3:
-            self.points.pop()
-        elif self.shape:
-            self.shape = ""
-        elif len(self.points) > 2:
-            self.points.pop()
-        elif len(self.discussion) > 1:
-            self.discussion.pop()
-        else:
-            return False
-        return True
+        steps = (
+            (self.discussion, 3),
+            (self.followups, 2),
+            (self.points, 3),
+            None,
+            (self.discussion, 2),
+            (self.followups, 1),
+            (self.points, 2),
+            (self.discussion, 1),
+        )
+        for step in steps:
+            if step is None:
+                if self.shape:
+                    self.shape = ""
+                    return True
+                continue
+            items, keep = step
+            if len(items) > keep:
+                items.pop()
+                return True
+        return False
 
 
 def paragraph_for(d: Dossier, a: Assessment, lang: Lang) -> tuple[str, _Cited]:
@@ -602,11 +927,18 @@ def paragraph_for(d: Dossier, a: Assessment, lang: Lang) -> tuple[str, _Cited]:
     p = _Phrases(lang, d.number)
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = _Cited()
-    draft = _Draft(p, _verdict(d, a, p), _shape(d, p), _focus_points(d, a, p, cited),
-                   _discussion_parts(d, p, cited) if deep else [],
-                   _followup_items(d, p, cited, 3 if deep else 1))
-    while len(draft.text()) > MAX_PARAGRAPH and draft.shrink():
+    draft = _Draft(
+        p,
+        _verdict(d, a, p),
+        _shape(d, p),
+        _focus_points(d, a, p, cited),
+        _discussion_parts(d, p, cited) if deep else [],
+        _followup_items(d, p, cited, 3 if deep else 1),
+    )
+    while len(draft.text()) > MAX_PARAGRAPH[lang] and draft.shrink():
         pass
+    while len(draft.text()) > HARD_MAX_PARAGRAPH[lang] and (draft.discussion or draft.followups):
+        (draft.discussion or draft.followups).pop()
     text = draft.text()
     # cite only what survived the trimming
     kept = _Cited(refs={k: v for k, v in cited.refs.items() if code(k) in text}, ids=cited.ids)
@@ -621,12 +953,28 @@ class TemplateWriter:
     def key(self) -> str:
         return TEMPLATE_VERSION
 
-    def write(self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool) -> Entry:
+    def write(
+        self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool
+    ) -> Entry:
         title = title_for(dossier, lang)
         if not paragraph or assessment.level is Level.LIST_ONLY:
-            return Entry(repo=dossier.repo, number=dossier.number, lang=lang, title=title,
-                         paragraph=None, writer="template")
+            return Entry(
+                repo=dossier.repo,
+                number=dossier.number,
+                lang=lang,
+                title=title,
+                paragraph=None,
+                writer="template",
+            )
         text, cited = paragraph_for(dossier, assessment, lang)
         refs = tuple(r for r in cited.refs.values() if r.path)
-        return Entry(repo=dossier.repo, number=dossier.number, lang=lang, title=title,
-                     paragraph=text, writer="template", cites=tuple(cited.ids), code_refs=refs)
+        return Entry(
+            repo=dossier.repo,
+            number=dossier.number,
+            lang=lang,
+            title=title,
+            paragraph=text,
+            writer="template",
+            cites=tuple(cited.ids),
+            code_refs=refs,
+        )

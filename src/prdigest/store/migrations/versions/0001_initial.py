@@ -35,7 +35,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_pull_requests_merged_at", "pull_requests", ["merged_at"])
     for name in ("dossiers", "assessments"):
-        extra = [sa.Column("triage", sa.String(40), nullable=False)] if name == "assessments" else []
+        extra = (
+            [sa.Column("triage", sa.String(40), nullable=False)] if name == "assessments" else []
+        )
         op.create_table(
             name,
             sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),

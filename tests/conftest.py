@@ -1,0 +1,102 @@
+"""Shared fixtures: the fixture PR records, a temporary store, the vLLM preset."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from prdigest.analyze import analyze
+from prdigest.models import Dossier
+from prdigest.presets import Preset, load_preset
+from prdigest.records import PullRequest, parse_record
+from prdigest.store import Store, open_store
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PR_DIR = FIXTURES / "prs"
+GOLDEN = Path(__file__).parent / "golden"
+REPO = "vllm-project/vllm"
+DAY_A = "2026-06-10"
+DAY_B = "2026-06-11"
+
+
+def load_fixture(number: int) -> PullRequest:
+    return parse_record(json.loads((PR_DIR / f"{number}.json").read_text(encoding="utf-8")))
+
+
+def all_fixtures() -> list[PullRequest]:
+    return [
+        load_fixture(int(p.stem)) for p in sorted(PR_DIR.glob("*.json"), key=lambda p: int(p.stem))
+    ]
+
+
+@pytest.fixture(scope="session")
+def records() -> list[PullRequest]:
+    return all_fixtures()
+
+
+@pytest.fixture(scope="session")
+def vllm_preset() -> Preset:
+    return load_preset(REPO)
+
+
+@pytest.fixture(scope="session")
+def dossiers(records: list[PullRequest], vllm_preset: Preset) -> dict[int, Dossier]:
+    return {r.number: analyze(r, vllm_preset) for r in records}
+
+
+@pytest.fixture
+def fixture_json() -> Callable[[int], dict[str, object]]:
+    def load(number: int) -> dict[str, object]:
+        data: dict[str, object] = json.loads(
+            (PR_DIR / f"{number}.json").read_text(encoding="utf-8")
+        )
+        return data
+
+    return load
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with open_store(tmp_path / "test.sqlite3") as opened:
+        yield opened
+
+
+@pytest.fixture
+def loaded_store(store: Store, records: list[PullRequest]) -> Store:
+    store.upsert_prs(records)
+    return store
+
+
+def make_pr(number: int = 1, **fields: object) -> PullRequest:
+    """A minimal valid record for literal tests; ``fields`` override or add record fields."""
+    data: dict[str, object] = {
+        "schema": "prdigest.pr/v1",
+        "repo": REPO,
+        "number": number,
+        "title": "[Bugfix] Fix something",
+        "author": "alice",
+        "merged_at": "2026-06-10T03:00:00Z",
+        "source": "jsonl",
+    }
+    data.update(fields)
+    return parse_record(data)
+
+
+def file_patch(
+    path: str, added: list[str], removed: list[str] | None = None, status: str = "modified"
+) -> dict[str, object]:
+    """A file change whose patch is one hunk removing ``removed`` and adding ``added``."""
+    removed = removed or []
+    body = [f"-{line}" for line in removed] + [f"+{line}" for line in added]
+    start = 0 if status == "added" else 1
+    patch = f"@@ -{start},{len(removed)} +1,{len(added)} @@\n" + "\n".join(body)
+    return {
+        "path": path,
+        "status": status,
+        "additions": len(added),
+        "deletions": len(removed),
+        "patch": patch,
+    }

@@ -1,0 +1,89 @@
+"""Body and title facts: template sections, claims, references, reverts, series."""
+
+from __future__ import annotations
+
+from prdigest.analyze.body import (
+    extract_claims,
+    extract_sections,
+    issue_refs,
+    reverted_pr,
+    series_of,
+    split_title,
+)
+
+TEMPLATE_BODY = """<!-- Describe what this PR changes. -->
+
+## Purpose
+
+Fixes #55871. Decode ITL -5~9% on EP8.
+
+## Test Plan
+
+pytest tests/v1/kv_connector
+
+## Test Result
+
+<!-- paste results here -->
+
+| concurrency | before (tok/s) | after (tok/s) | delta |
+|---|---|---|---|
+| 64 | 3,902 | 4,081 | +4.6% |
+
+---
+<details>
+<summary> Essential Elements of an Effective PR Description Checklist </summary>
+- [x] The purpose of the PR, 99% done
+</details>
+"""
+
+
+def test_sections_found_and_emptiness_ignores_comments() -> None:
+    sections = {s.name: s for s in extract_sections(TEMPLATE_BODY)}
+    assert set(sections) == {"purpose", "test_plan", "test_result"}
+    assert not sections["test_result"].empty
+    empty = extract_sections("## Purpose\nx\n## Test Result\n<!-- fill in -->\n\nN/A\n")
+    assert [s.empty for s in empty] == [False, True]
+
+
+def test_claims_from_prose_and_tables_not_checklist() -> None:
+    claims = extract_claims(TEMPLATE_BODY)
+    assert [(c.figure, c.metric, c.in_table) for c in claims] == [
+        ("-5~9%", "ITL", False),
+        ("+4.6%", "tok/s", True),
+    ]
+    assert claims[0].provenance.line == 5
+
+
+def test_multiplier_beats_absolute_value_on_a_line() -> None:
+    claims = extract_claims("Throughput goes from 1,012 tok/s to 3,856 tok/s (3.8x).")
+    assert [c.figure for c in claims] == ["3.8x"]
+
+
+def test_numbers_without_a_metric_are_not_claims() -> None:
+    assert extract_claims("Unblocks 81 tests; see 2 issues.") == []
+
+
+def test_issue_refs_mark_closing_keywords() -> None:
+    refs = issue_refs(
+        "Fixes #55871, related to #54042.\nSee https://github.com/o/r/issues/7", "o/r"
+    )
+    assert refs == [(55871, 1, True), (54042, 1, False), (7, 2, False)]
+
+
+def test_split_title() -> None:
+    assert split_title("[Bugfix][KV Connector] NIXL: fix race (#56104)") == (
+        ("Bugfix", "KV Connector"),
+        "NIXL: fix race",
+    )
+    assert split_title("[CI/Build] Pin x") == (("CI/Build",), "Pin x")
+
+
+def test_revert_and_series() -> None:
+    assert (
+        reverted_pr('Revert "[Metrics] Add gauge" (#56712)', "Reverts vllm-project/vllm#56712")
+        == 56712
+    )
+    assert reverted_pr("Fix revert handling", None) is None
+    series = series_of("[Refactor][1/3] Move multimodal processing")
+    assert series is not None and (series.index, series.total) == (1, 3)
+    assert series_of("Support 3/4 of layers") is None

@@ -1,0 +1,134 @@
+"""Symbols, tests and test techniques from literal patches."""
+
+from __future__ import annotations
+
+from prdigest.analyze.code import extract_symbols, extract_techniques, extract_tests, language_of
+from prdigest.analyze.patches import parse_patch
+
+
+def symbols(
+    path: str, patch: str, status: str = "modified"
+) -> dict[str, tuple[str, str, str | None]]:
+    parsed = parse_patch(path, patch)
+    assert parsed.error is None
+    found = extract_symbols(
+        parsed, language=language_of(path), in_test=False, status=status, first_id=1
+    )
+    return {s.name: (s.kind, s.change, s.parent) for s in found}
+
+
+PY_PATCH = """@@ -40,9 +40,12 @@ class Worker:
+     def keep(self):
+         return 1
+ 
+-    def old_helper(self):
+-        return 2
++    def new_helper(self):
++        return 3
+ 
+     def busy(self, x):
+-        y = x
++        y = x + 1
++        z = y
+         return y
++
++MAX_RETRIES = 5"""
+
+
+def test_python_defs_attributed_by_scope() -> None:
+    found = symbols("w.py", PY_PATCH)
+    assert found["old_helper"] == ("method", "removed", "Worker")
+    assert found["new_helper"] == ("method", "added", "Worker")
+    assert found["busy"] == ("method", "modified", "Worker")
+    assert found["MAX_RETRIES"] == ("constant", "added", None)
+    assert "keep" not in found  # context only
+
+
+def test_hunk_header_names_the_enclosing_function() -> None:
+    patch = "@@ -120,3 +120,3 @@ def get_finished(self, finished_req_ids):\n     a = 1\n-    b = 2\n+    b = 3\n     c = 4"
+    assert symbols("p.py", patch) == {"get_finished": ("method", "modified", None)}
+
+
+def test_added_python_file_uses_ast() -> None:
+    source = [
+        "class Buffer:",
+        "    size: int = 4",
+        "",
+        "    def read(self):",
+        "        return 1",
+        "",
+        "def make():",
+        "    return Buffer()",
+    ]
+    patch = f"@@ -0,0 +1,{len(source)} @@\n" + "\n".join("+" + line for line in source)
+    parsed = parse_patch("new.py", patch)
+    found = extract_symbols(parsed, language="python", in_test=False, status="added", first_id=1)
+    assert [(s.name, s.kind, s.line, s.via) for s in found] == [
+        ("Buffer", "class", 1, "ast"),
+        ("read", "method", 4, "ast"),
+        ("make", "function", 7, "ast"),
+    ]
+
+
+def test_dataclass_field_added() -> None:
+    patch = "@@ -30,3 +30,4 @@ class ReqMeta:\n     remote_block_ids: list[int]\n     tp_size: int = 1\n+    awaiting_kvs: bool = False\n     remote_host: str"
+    assert symbols("m.py", patch)["awaiting_kvs"] == ("field", "added", "ReqMeta")
+
+
+def test_shell_functions_and_variables() -> None:
+    patch = "@@ -58,3 +58,3 @@ prune_if_disk_pressure() {\n }\n \n-BUILD_RETRY_PATTERN='a|b'\n+BUILD_RETRY_PATTERN='a|b|c'"
+    assert symbols("run.sh", patch) == {"BUILD_RETRY_PATTERN": ("constant", "modified", None)}
+    new_function = "@@ -1,2 +1,5 @@\n set -e\n+_ci_prepare() {\n+  stat -c %u .\n+}\n echo done"
+    assert symbols("ci.sh", new_function)["_ci_prepare"] == ("shell", "added", None)
+
+
+def test_rust_and_cpp_definitions() -> None:
+    rust = "@@ -10,1 +10,4 @@ impl K3TokenWriter {\n     fn text(&mut self) {}\n+    pub fn image(&mut self, idx: usize) {\n+        self.order.push(idx);\n+    }"
+    assert symbols("w.rs", rust)["image"] == ("method", "added", "K3TokenWriter")
+    cpp = "@@ -5,1 +5,5 @@\n #include <x>\n+__global__ void topk_kernel(float* out,\n+                            int n) {\n+  out[0] = 0;\n+}"
+    assert symbols("k.cu", cpp)["topk_kernel"][1] == "added"
+
+
+def test_yaml_ci_steps() -> None:
+    patch = '@@ -1,3 +1,6 @@\n steps:\n - label: Old step\n   command: a\n+- label: "CPU Spec Decode Test"\n+  soft_fail: true\n+  command: pytest'
+    assert symbols("pipeline.yaml", patch) == {"CPU Spec Decode Test": ("step", "added", None)}
+
+
+def test_tests_and_techniques() -> None:
+    lines = [
+        "import threading",
+        "@pytest.mark.parametrize('ok', [True, False])",
+        "def test_reuses_probe(monkeypatch, ok):",
+        "    gate = threading.Event()",
+        "    monkeypatch.setattr(mod, 'batch_lookup', blocking)",
+        "    assert gate.wait(timeout=5)",
+        "    assert torch.equal(a, b)",
+        "class FakeBuffer:",
+        "    pass",
+    ]
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines)
+    parsed = parse_patch("tests/test_x.py", patch)
+    tests = extract_tests(parsed, language="python", is_test_file=True, first_id=1)
+    assert [(t.name, t.line, t.parametrized) for t in tests] == [("test_reuses_probe", 3, True)]
+    techniques = {q.technique: q.label for q in extract_techniques(parsed, first_id=1)}
+    assert techniques == {
+        "parametrize": "pytest.mark.parametrize",
+        "threading_event": "threading.Event",
+        "monkeypatch": "monkeypatch.setattr",
+        "timeout_wait": "wait",
+        "bitwise_equal": "torch.equal",
+        "fake_object": "FakeBuffer",
+    }
+
+
+def test_rust_tests_need_the_test_attribute() -> None:
+    patch = "@@ -1,1 +1,6 @@\n mod tests {\n+    #[test]\n+    fn media_order_follows_reordered_tool_results() {}\n+\n+    fn helper() {}\n+}"
+    parsed = parse_patch("src/render.rs", patch)
+    tests = extract_tests(parsed, language="rust", is_test_file=False, first_id=1)
+    assert [t.name for t in tests] == ["media_order_follows_reordered_tool_results"]
+
+
+def test_language_of() -> None:
+    assert language_of("csrc/moe/topk.cu") == "cpp"
+    assert language_of("docker/Dockerfile.cpu") == "build"
+    assert language_of("README") is None

@@ -1,0 +1,65 @@
+"""Patch parsing: hunks with line numbers; broken and huge patches."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prdigest.analyze.patches import parse_patch
+
+PATCH = """@@ -10,4 +10,5 @@ def get_transfer_results(self):
+     done = set()
+-    for handle in handles:
++    for handle, req in handles:
++        self._release(handle)
+         done.add(req)
+     return done"""
+
+
+def test_lines_carry_old_and_new_numbers() -> None:
+    parsed = parse_patch("a.py", PATCH)
+    assert parsed.error is None
+    hunk = parsed.hunks[0]
+    assert hunk.header == "def get_transfer_results(self):"
+    added = [(line.new_no, line.text) for line in parsed.added()]
+    assert added == [(11, "    for handle, req in handles:"), (12, "        self._release(handle)")]
+    assert [(line.old_no, line.text) for line in parsed.removed()] == [
+        (11, "    for handle in handles:")
+    ]
+
+
+def test_inconsistent_hunk_is_an_error_not_a_guess() -> None:
+    parsed = parse_patch("a.py", "@@ -1,5 +1,5 @@\n-a\n+b\n")
+    assert parsed.hunks == ()
+    assert parsed.error
+
+
+def test_text_that_is_not_a_patch_is_an_error() -> None:
+    assert (
+        parse_patch("a.py", "Binary files differ").error == "does not start with a hunk header '@@'"
+    )
+
+
+def test_no_newline_marker_is_ignored() -> None:
+    parsed = parse_patch(
+        "a.txt", "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file"
+    )
+    assert [line.text for line in parsed.added()] == ["b"]
+
+
+def test_thirty_thousand_line_patch_parses() -> None:
+    lines = [f"+value_{i} = {i}" for i in range(30_000)]
+    parsed = parse_patch("big.py", "@@ -0,0 +1,30000 @@\n" + "\n".join(lines))
+    assert parsed.error is None
+    assert sum(1 for _ in parsed.added()) == 30_000
+
+
+@given(st.lists(st.sampled_from(["+", "-", " "]), min_size=1, max_size=40))
+def test_counts_match_hunk_header(kinds: list[str]) -> None:
+    body = [f"{kind}line {i}" for i, kind in enumerate(kinds)]
+    old = sum(1 for k in kinds if k in "- ")
+    new = sum(1 for k in kinds if k in "+ ")
+    parsed = parse_patch("f.txt", f"@@ -1,{old} +1,{new} @@\n" + "\n".join(body))
+    assert parsed.error is None
+    assert sum(1 for _ in parsed.added()) == kinds.count("+")
+    assert sum(1 for _ in parsed.removed()) == kinds.count("-")

@@ -1,0 +1,121 @@
+"""Risk and follow-up signals, each from a literal change."""
+
+from __future__ import annotations
+
+import pytest
+
+from prdigest.analyze import analyze
+from prdigest.models import SignalKind
+from prdigest.presets import Preset
+
+from conftest import file_patch, make_pr
+
+
+def signals(preset: Preset, **fields: object) -> dict[SignalKind, list[str]]:
+    d = analyze(make_pr(**fields), preset)
+    found: dict[SignalKind, list[str]] = {}
+    for s in d.signals:
+        found.setdefault(s.kind, []).append(s.detail)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("line", "kind", "detail"),
+    [
+        ("    # TODO(hma): handle each group", SignalKind.TODO, "TODO(hma): handle each group"),
+        ("_MAX_RETRY_MS = 250", SignalKind.MAGIC_NUMBER, "_MAX_RETRY_MS"),
+        ("    if n > 4096:", SignalKind.MAGIC_NUMBER, "if n > 4096:"),
+        ('    x = os.getenv("VLLM_NEW_KNOB")', SignalKind.ENV_VAR, "VLLM_NEW_KNOB"),
+        (
+            '    parser.add_argument("--max-startup-retries", type=int)',
+            SignalKind.CONFIG_FLAG,
+            "--max-startup-retries",
+        ),
+        (
+            "    k = min(self.k, len(ids[0]) - 1)",
+            SignalKind.SILENT_CLAMP,
+            "min(self.k, len(ids[0]) - 1)",
+        ),
+        ("    except Exception: pass", SignalKind.SWALLOWED_EXCEPTION, "except Exception: pass"),
+    ],
+)
+def test_source_line_signals(vllm_preset: Preset, line: str, kind: SignalKind, detail: str) -> None:
+    found = signals(vllm_preset, files=[file_patch("vllm/engine/x.py", [line])])
+    assert detail in found.get(kind, [])
+
+
+def test_except_then_pass_on_next_line(vllm_preset: Preset) -> None:
+    found = signals(
+        vllm_preset, files=[file_patch("vllm/x.py", ["    except ValueError:", "        pass"])]
+    )
+    assert found[SignalKind.SWALLOWED_EXCEPTION] == ["except ValueError:"]
+
+
+def test_existing_constant_is_not_new(vllm_preset: Preset) -> None:
+    found = signals(vllm_preset, files=[file_patch("vllm/x.py", ["LIMIT = 64"], ["LIMIT = 32"])])
+    assert SignalKind.MAGIC_NUMBER not in found
+
+
+def test_test_file_signals(vllm_preset: Preset) -> None:
+    test_file = file_patch(
+        "tests/test_x.py",
+        ["@pytest.mark.skip(reason='flaky')", "def test_b():", "    pass"],
+        ["def test_a():", "    pass"],
+    )
+    found = signals(vllm_preset, files=[test_file])
+    assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip"]
+    assert found[SignalKind.TESTS_DELETED] == ["test_a"]
+
+
+def test_fix_without_tests(vllm_preset: Preset) -> None:
+    found = signals(vllm_preset, files=[file_patch("vllm/x.py", ["a = 1"], ["a = 2"])])
+    assert SignalKind.NO_TESTS in found
+    with_test = signals(
+        vllm_preset,
+        files=[
+            file_patch("vllm/x.py", ["a = 1"]),
+            file_patch("tests/test_x.py", ["def test_a():", "    pass"]),
+        ],
+    )
+    assert SignalKind.NO_TESTS not in with_test
+
+
+def test_empty_test_result_section(vllm_preset: Preset) -> None:
+    found = signals(vllm_preset, body="## Purpose\nx\n## Test Result\n<!-- paste -->\n")
+    assert SignalKind.EMPTY_TEST_RESULT in found
+
+
+def test_stale_body_env_var(vllm_preset: Preset) -> None:
+    body = "## Purpose\nGated behind VLLM_OLD_SWITCH for now.\n\n```\nVLLM_USE_V1=1 vllm serve\n```"
+    found = signals(vllm_preset, body=body, files=[file_patch("vllm/x.py", ["a = 1"])])
+    assert found[SignalKind.STALE_BODY] == ["VLLM_OLD_SWITCH"]  # commands in fences are not prose
+
+
+def test_unresolved_threads_and_failed_checks(vllm_preset: Preset) -> None:
+    found = signals(
+        vllm_preset,
+        review_threads=[
+            {"path": "a.py", "is_resolved": False, "comments": [{"author": "bob", "body": "hm"}]},
+            {"path": "a.py", "is_outdated": True, "comments": [{"author": "bob", "body": "old"}]},
+        ],
+        checks=[
+            {"name": "buildkite/amd-ci", "conclusion": "FAILURE"},
+            {"name": "DCO", "conclusion": "SUCCESS"},
+        ],
+    )
+    assert found[SignalKind.UNRESOLVED_THREADS] == ["h1"]
+    assert found[SignalKind.FAILED_CHECKS] == ["buildkite/amd-ci"]
+
+
+def test_broken_patch_is_reported_not_guessed(vllm_preset: Preset) -> None:
+    broken = {"path": "vllm/x.py", "additions": 1, "deletions": 0, "patch": "@@ -1,9 +1,9 @@\n+a"}
+    d = analyze(make_pr(files=[broken]), vllm_preset)
+    assert [s.kind for s in d.signals if s.kind is SignalKind.BROKEN_PATCH]
+    assert d.symbols == ()
+
+
+def test_huge_diff(vllm_preset: Preset) -> None:
+    lines = [f"v{i} = {i}" for i in range(30_000)]
+    d = analyze(make_pr(files=[file_patch("vllm/big.py", lines, status="added")]), vllm_preset)
+    assert any(s.kind is SignalKind.HUGE_DIFF for s in d.signals)
+    assert d.files[0].additions == 30_000

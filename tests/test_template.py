@@ -1,0 +1,136 @@
+"""The template writer: grounded, structured, deterministic entries."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from prdigest.models import Dossier, Level
+from prdigest.records import PullRequest
+from prdigest.triage import assess
+from prdigest.write.template import TemplateWriter, space_cjk, title_for
+
+from conftest import load_fixture
+
+VERDICT_START = {
+    Level.MUST_READ: ("值得精读",),
+    Level.WORTH_READING: ("值得选读", "值得中等优先级精读"),
+    Level.SKIM: ("快速浏览即可", "建议 5 分钟内快速浏览"),
+    Level.SKIP: ("无需精读",),
+}
+CODE = re.compile(r"`([^`]+)`")
+MENTION = re.compile(r"@([A-Za-z0-9][\w-]*)")
+FIGURE = re.compile(r"[+\-~]?\d+(?:\.\d+)?(?:~\d+)?[%x]")
+
+
+def logins(record: PullRequest) -> set[str]:
+    found = {record.author or ""}
+    found |= {r.author or "" for r in record.reviews or ()}
+    found |= {c.author or "" for c in record.comments or ()}
+    found |= {c.author or "" for t in record.review_threads or () for c in t.comments}
+    found |= set(re.findall(r"@([\w-]+)", " ".join(c.message for c in record.commits or ())))
+    return found
+
+
+@pytest.fixture(scope="module")
+def written(dossiers: dict[int, Dossier]) -> dict[tuple[int, str], tuple[Level, str | None, str]]:
+    writer = TemplateWriter()
+    out = {}
+    for number, dossier in dossiers.items():
+        assessment = assess(dossier)
+        for lang in ("zh", "en"):
+            entry = writer.write(dossier, assessment, lang=lang, paragraph=True)  # type: ignore[arg-type]
+            out[(number, lang)] = (assessment.level, entry.paragraph, entry.title)
+    return out
+
+
+def test_every_code_name_occurs_in_the_record(
+    written: dict[tuple[int, str], tuple[Level, str | None, str]],
+) -> None:
+    for (number, _lang), (_level, paragraph, title) in written.items():
+        raw = json.dumps(load_fixture(number).to_json_dict(), ensure_ascii=False)
+        raw = raw.encode().decode("unicode_escape", errors="ignore") + raw
+        for name in CODE.findall((paragraph or "") + title):
+            assert name in raw, (number, name)
+
+
+def test_every_login_took_part(
+    written: dict[tuple[int, str], tuple[Level, str | None, str]],
+) -> None:
+    for (number, _lang), (_level, paragraph, _title) in written.items():
+        people = logins(load_fixture(number))
+        for login in MENTION.findall(CODE.sub("", paragraph or "")):
+            assert login in people, (number, login)
+
+
+def test_every_figure_comes_from_the_record(
+    written: dict[tuple[int, str], tuple[Level, str | None, str]],
+) -> None:
+    for (number, _lang), (_level, paragraph, title) in written.items():
+        raw = json.dumps(load_fixture(number).to_json_dict(), ensure_ascii=False).replace(" ", "")
+        for figure in FIGURE.findall((paragraph or "") + title):
+            assert figure.lstrip("+") in raw, (number, figure)
+
+
+def test_structure_and_bounds(
+    written: dict[tuple[int, str], tuple[Level, str | None, str]],
+) -> None:
+    for (number, lang), (level, paragraph, title) in written.items():
+        assert "\n" not in title and title.strip() == title
+        if level is Level.LIST_ONLY:
+            assert paragraph is None
+            continue
+        assert paragraph is not None and "\n" not in paragraph
+        assert len(paragraph) <= (520 if lang == "zh" else 900), (number, len(paragraph))
+        if lang == "zh":
+            assert paragraph.startswith(VERDICT_START[level]), (number, paragraph[:20])
+            if level is Level.MUST_READ:
+                assert len(paragraph) >= 150, number
+        else:
+            assert not re.search(r"[\u4e00-\u9fff]", paragraph + title), number
+
+
+def test_must_read_entries_name_code_and_discussion(
+    written: dict[tuple[int, str], tuple[Level, str | None, str]],
+) -> None:
+    for (number, lang), (level, paragraph, _title) in written.items():
+        if level is Level.MUST_READ and lang == "zh":
+            assert paragraph is not None
+            assert len(CODE.findall(paragraph)) >= 3, number
+
+
+def test_known_facts_surface(written: dict[tuple[int, str], tuple[Level, str | None, str]]) -> None:
+    nixl = written[(56104, "zh")][1] or ""
+    assert "`_try_release_xfer_handle`" in nixl and "@njhill" in nixl and "`TODO(HMA)`" in nixl
+    deepep = written[(52781, "zh")]
+    assert "`VLLM_DEEPEP_V2_COMBINE_OVERLAP`" in (deepep[1] or "")  # stale description caught
+    assert deepep[2].endswith("ITL -5~9%")
+    assert "`awaiting_kvs`" in (written[(56640, "zh")][1] or "")
+    assert "Test Result 为空" in (written[(56366, "zh")][1] or "")
+
+
+def test_deterministic(dossiers: dict[int, Dossier]) -> None:
+    writer = TemplateWriter()
+    d = dossiers[56317]
+    a = assess(d)
+    assert writer.write(d, a, lang="zh", paragraph=True) == writer.write(
+        d, a, lang="zh", paragraph=True
+    )
+
+
+def test_titles(dossiers: dict[int, Dossier]) -> None:
+    assert (
+        title_for(dossiers[56104], "zh")
+        == "NIXL：修复 race when a request spans multiple transfer handles"
+    )
+    assert title_for(dossiers[56934], "zh").startswith("回滚 #56712:")
+    assert (
+        title_for(dossiers[56104], "en")
+        == "NIXL: fix race when a request spans multiple transfer handles"
+    )
+
+
+def test_space_between_chinese_and_code() -> None:
+    assert space_cjk("新增`x`字段（`y`）") == "新增 `x` 字段（`y`）"
