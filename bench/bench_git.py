@@ -1,12 +1,13 @@
 """Benchmark: ingest + analyze a clone's whole first-parent history with the git source.
 
     python bench/bench_git.py PATH [--repo owner/name] [--branch B] [--store DB] [--limit N]
+                                   [--skip-analyze]
 
 Prints, from one run: the I/O floor (``git log --first-parent -p --numstat`` over the same
 history, read to the end and thrown away), the wall time of reading every PR with
 ``prdigest.sources.git.read_prs`` and analyzing it with ``prdigest.analyze.analyze`` (and
 storing it, with ``--store``), their ratio, and peak RSS of this process and of its git
-children. Targets (issue 4): ratio ≤ 2.0, peak RSS ≤ 500 MB. Without PATH it prints why it
+children; ``--skip-analyze`` measures the git source alone. Targets (issue 4): ratio ≤ 2.0, peak RSS ≤ 500 MB. Without PATH it prints why it
 skipped and exits 0.
 """
 
@@ -60,7 +61,12 @@ class Ingest:
 
 
 def ingest(
-    path: Path, repo: str, branch: str | None, store_path: Path | None, limit: int | None
+    path: Path,
+    repo: str,
+    branch: str | None,
+    store_path: Path | None,
+    limit: int | None,
+    skip_analyze: bool = False,
 ) -> Ingest:
     """Read every PR of the history with the git source, analyze it, and store it if asked."""
     preset = load_preset(repo, None)
@@ -74,9 +80,10 @@ def ingest(
             continue
         result.prs += 1
         result.lines += sum(f.patch.count("\n") + 1 for f in item.files or () if f.patch)
-        began = time.perf_counter()
-        analyze(item, preset, pr_version=item.version_key)
-        result.analyze += time.perf_counter() - began
+        if not skip_analyze:
+            began = time.perf_counter()
+            analyze(item, preset, pr_version=item.version_key)
+            result.analyze += time.perf_counter() - began
         if store is not None:
             batch.append(item)
             if len(batch) >= 200 or (limit and result.prs >= limit):
@@ -102,6 +109,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--branch")
     parser.add_argument("--store", type=Path, help="also upsert into this SQLite file")
     parser.add_argument("--limit", type=int, help="stop after N PRs (profiling)")
+    parser.add_argument(
+        "--skip-analyze", action="store_true", help="measure the git source alone (no analyze)"
+    )
     args = parser.parse_args(argv)
     if args.path is None:
         print(
@@ -111,7 +121,7 @@ def main(argv: list[str]) -> int:
         return 0
     ref = resolve_branch(args.path, args.branch).ref
     floor, size = floor_seconds(args.path, ref)
-    run = ingest(args.path, args.repo, args.branch, args.store, args.limit)
+    run = ingest(args.path, args.repo, args.branch, args.store, args.limit, args.skip_analyze)
     own_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     git_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     ratio = run.total / floor
@@ -119,18 +129,19 @@ def main(argv: list[str]) -> int:
         f"history: {args.path} ({ref}), {run.prs} PRs, {run.skipped} commits skipped, "
         f"{run.lines:,} patch lines kept, git log output {size / 1e6:.0f} MB"
     )
-    print(f"floor   git log --first-parent -p --numstat   {floor:7.2f} s")
-    print(
-        f"ingest  read_prs + analyze{' + store' if args.store else ''}"
-        f"{'' if args.store else '        '}       {run.total:7.2f} s"
-    )
-    print(
-        f"          of which read (git + parse + records) {run.read:7.2f} s "
-        f"(ratio {run.read / floor:.2f} alone)"
-    )
-    print(f"          of which analyze                      {run.analyze:7.2f} s")
+    steps = "read_prs" + ("" if args.skip_analyze else " + analyze")
+    steps += " + store" if args.store else ""
+    rows = [
+        ("floor", "git log --first-parent -p --numstat", floor),
+        ("ingest", steps, run.total),
+        ("", "of which read (git, parse, records)", run.read),
+    ]
+    if not args.skip_analyze:
+        rows.append(("", "of which analyze", run.analyze))
     if args.store:
-        print(f"          of which store                        {run.store:7.2f} s")
+        rows.append(("", "of which store", run.store))
+    for label, what, seconds in rows:
+        print(f"{label:7s} {what:40s} {seconds:7.2f} s")
     print(f"ratio   {ratio:.2f} (target ≤ {TARGET_RATIO})")
     print(
         f"peak RSS  python {own_mb:.0f} MB (target ≤ {TARGET_RSS_MB}), largest git child "
