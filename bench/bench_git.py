@@ -7,8 +7,8 @@ Prints, from one run: the I/O floor (``git log --first-parent -p --numstat`` ove
 history, read to the end and thrown away), the wall time of reading every PR with
 ``prdigest.sources.git.read_prs`` and analyzing it with ``prdigest.analyze.analyze`` (and
 storing it, with ``--store``), their ratio, and peak RSS of this process and of its git
-children; ``--skip-analyze`` measures the git source alone. Targets (issue 4): ratio ≤ 2.0, peak RSS ≤ 500 MB. Without PATH it prints why it
-skipped and exits 0.
+children; ``--skip-analyze`` measures the git source alone. Targets (issue 4): ratio ≤ 2.0,
+peak RSS ≤ 500 MB. Without PATH it prints why it skipped and exits 0.
 """
 
 from __future__ import annotations
