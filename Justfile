@@ -14,6 +14,7 @@ lint:
 # Benchmarks print their figures; see bench/README.md.
 bench:
     python bench/bench_analyze.py
+    python bench/bench_github.py
 
 # The git source over a real clone's whole history (skips without a path).
 bench-git path="":

@@ -13,22 +13,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, delete, event, inspect, select, text
+from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import NotFoundError, StorageError
 from ..models import Assessment, Dossier, Entry
 from ..records import PullRequest, parse_record
 from . import schema
+from .github_state import GitHubSyncState
 
-HEAD_REVISION = "0001"  # newest migration; a test keeps it equal to alembic's head
+HEAD_REVISION = "0002"  # newest migration; a test keeps it equal to alembic's head
 
 
 @dataclass(frozen=True)
@@ -145,10 +146,19 @@ class Store:
 
     # -- records -------------------------------------------------------------------------
 
-    def upsert_prs(self, records: Iterable[PullRequest]) -> UpsertResult:
-        """Insert new records, replace changed ones, leave identical ones untouched."""
+    def upsert_prs(
+        self,
+        records: Iterable[PullRequest],
+        *,
+        also: Callable[[Connection], None] | None = None,
+    ) -> UpsertResult:
+        """Insert new records, replace changed ones, leave identical ones untouched.
+
+        ``also`` runs in the same transaction, so a source's checkpoint is written together
+        with the records it describes (a crash leaves both or neither).
+        """
         batch = list(records)
-        if not batch:
+        if not batch and also is None:
             return UpsertResult()
         table = schema.pull_requests
         now = _utc_naive(datetime.now(UTC))
@@ -174,6 +184,8 @@ class Store:
                         conn.execute(table.insert().values(**values))
                         new += 1
                     known[key] = digest
+                if also is not None:
+                    also(conn)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot store PR records: {exc.__class__.__name__}") from exc
         return UpsertResult(new, updated, unchanged)
@@ -269,7 +281,11 @@ class Store:
             rows = conn.execute(
                 select(table.c.number, table.c.updated_at).where(table.c.repo == repo)
             )
-            return dict(rows.tuples().all())
+            return {number: updated for number, updated in rows}
+
+    def github_state(self) -> GitHubSyncState:
+        """Checkpoints of the GitHub source (windows listed, per-PR fetch stage, ETags)."""
+        return GitHubSyncState(self._engine)
 
     def repos(self) -> list[str]:
         table = schema.pull_requests

@@ -9,11 +9,13 @@ checks that a migrated database matches this metadata, so the two cannot drift.
   (``pr_hash``, ``analyzer``, ``preset``, ``triage``); a stale row is simply recomputed.
 * ``entries``: written entries keyed by everything that shapes them (``entry_key``), so a change
   of writer, model, prompt or language writes only what it must.
+* ``github_*``: the checkpoints of the GitHub source (see the comment above those tables).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import (
+    Boolean,
     Column,
     DateTime,
     Integer,
@@ -77,4 +79,52 @@ entries = Table(
     Column("payload", Text, nullable=False),
     Column("created_at", DateTime(), nullable=False),
     UniqueConstraint("repo", "number", "entry_key", name="uq_entries_key"),
+)
+
+# -- GitHub sync state (migration 0002) ------------------------------------------------------
+#
+# * ``github_windows``: each window a sync listed, with ``complete`` set once every listed PR
+#   was stored; ``github_window_prs`` the PR numbers (and listed ``updatedAt``) of that listing.
+# * ``github_pr_fetch``: per PR, how far the last fetch got. ``stage='detail'`` keeps the fully
+#   paginated GraphQL data (``detail``) of a PR whose patch text is still missing, so a resumed
+#   run does not ask for it again; ``stage='done'`` is written in the same transaction as the
+#   record. ``diff_etag`` revalidates the ``.diff`` request (a 304 reuses the stored patches).
+
+github_windows = Table(
+    "github_windows",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("repo", String(200), nullable=False),
+    Column("since", DateTime(), nullable=False),  # naive UTC
+    Column("until", DateTime(), nullable=False),  # naive UTC, exclusive
+    Column("pr_count", Integer, nullable=False),
+    Column("complete", Boolean, nullable=False),
+    Column("listed_at", DateTime(), nullable=False),
+    Column("completed_at", DateTime()),
+    UniqueConstraint("repo", "since", "until", name="uq_github_windows_span"),
+)
+
+github_window_prs = Table(
+    "github_window_prs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("window_id", Integer, nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("updated_at", String(40), nullable=False),
+    UniqueConstraint("window_id", "number", name="uq_github_window_prs"),
+)
+
+github_pr_fetch = Table(
+    "github_pr_fetch",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("repo", String(200), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("updated_at", String(40), nullable=False),  # as GitHub gave it
+    Column("stage", String(10), nullable=False),  # "detail" | "done"
+    Column("detail", Text),  # GraphQL JSON while stage == "detail"
+    Column("diff_mode", String(10)),  # "diff" | "files"
+    Column("diff_etag", String(200)),
+    Column("fetched_at", DateTime(), nullable=False),
+    UniqueConstraint("repo", "number", name="uq_github_pr_fetch_repo_number"),
 )

@@ -1,0 +1,178 @@
+"""GitHub commands: ``sync`` (fetch a window into the store) and ``run`` (sync, then digest).
+
+The token comes from ``GITHUB_TOKEN`` or ``GH_TOKEN`` only (never an option, so it stays out of
+shell history and process lists); the API base from ``--api-url`` / ``GITHUB_API_URL`` and the
+GraphQL endpoint from ``--graphql-url`` / ``GITHUB_GRAPHQL_URL`` or derived from the base.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import click
+import httpx
+
+from ..digest import DigestOptions, build_digest
+from ..errors import AuthError, ConfigError
+from ..models import Window
+from ..records import REPO_PATTERN
+from ..render import render
+from ..sources.github import (
+    Endpoints,
+    GitHubClient,
+    RetryPolicy,
+    SyncResult,
+    Token,
+    sync_window,
+)
+from ..write import Lang
+from ..write.template import TemplateWriter
+from . import (
+    cli,
+    db_option,
+    digest_options,
+    emit,
+    make_window,
+    opened,
+    progress_bar,
+    window_options,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
+
+
+def github_options(func: F) -> F:
+    options = [
+        click.option(
+            "--api-url",
+            envvar="GITHUB_API_URL",
+            default=None,
+            help="REST API base (GHES: https://HOST/api/v3). Default: $GITHUB_API_URL, "
+            "else https://api.github.com.",
+        ),
+        click.option(
+            "--graphql-url",
+            envvar="GITHUB_GRAPHQL_URL",
+            default=None,
+            help="GraphQL endpoint. Default: $GITHUB_GRAPHQL_URL, else derived from --api-url.",
+        ),
+        click.option(
+            "--batch-size",
+            default=25,
+            show_default=True,
+            type=click.IntRange(1, 50),
+            help="PRs per GraphQL detail request.",
+        ),
+        click.option(
+            "--max-wait",
+            default=900,
+            show_default=True,
+            type=click.IntRange(0),
+            help="Longest wait (s) for a rate limit to reset before stopping.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _token() -> Token:
+    for name in TOKEN_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return Token(value)
+    raise AuthError(
+        "no GitHub token: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository"
+    )
+
+
+def _sync(
+    repo: str,
+    window: Window,
+    db: Path | None,
+    api_url: str | None,
+    graphql_url: str | None,
+    batch_size: int,
+    max_wait: int,
+) -> SyncResult:
+    """Run one sync and return its result; a stop after the listing is raised after the summary."""
+    if not REPO_PATTERN.match(repo):
+        raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
+    token, endpoints = _token(), Endpoints.from_urls(api_url, graphql_url)
+    with (
+        httpx.Client(follow_redirects=True) as http,
+        opened(db) as store,
+        progress_bar("sync") as progress,
+    ):
+        client = GitHubClient(http, token, endpoints, policy=RetryPolicy(max_wait=max_wait))
+        result = sync_window(
+            store,
+            client,
+            repo,
+            window.since,
+            window.until,
+            batch_size=batch_size,
+            progress=progress,
+        )
+    click.echo(f"synced {result.summary()}", err=True)
+    if result.stopped is not None:
+        raise result.stopped
+    return result
+
+
+@cli.command()
+@window_options
+@github_options
+@db_option
+def sync(
+    repo: str,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+    api_url: str | None,
+    graphql_url: str | None,
+    batch_size: int,
+    max_wait: int,
+    db: Path | None,
+) -> None:
+    """Fetch the PRs merged in a window from GitHub into the store (resumable)."""
+    window = make_window(day, since, until, tz)
+    _sync(repo, window, db, api_url, graphql_url, batch_size, max_wait)
+
+
+@cli.command()
+@window_options
+@digest_options
+@github_options
+@db_option
+def run(
+    repo: str,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+    top: int,
+    fmt: str,
+    lang: str,
+    out: Path | None,
+    preset_path: Path | None,
+    api_url: str | None,
+    graphql_url: str | None,
+    batch_size: int,
+    max_wait: int,
+    db: Path | None,
+) -> None:
+    """Sync a window from GitHub, then write its digest (sync + digest)."""
+    window = make_window(day, since, until, tz)
+    _sync(repo, window, db, api_url, graphql_url, batch_size, max_wait)
+    options = DigestOptions(
+        repo=repo, window=window, top=top, lang=cast(Lang, lang), preset_path=preset_path
+    )
+    with opened(db) as store, progress_bar("digest") as progress:
+        result = build_digest(store, options, TemplateWriter(), progress)
+    emit(render(result, fmt), out)
