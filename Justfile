@@ -16,6 +16,10 @@ bench:
     python bench/bench_analyze.py
     python bench/bench_github.py
 
+# The git source over a real clone's whole history (skips without a path).
+bench-git path="":
+    python bench/bench_git.py {{path}}
+
 # Regenerate the bundled sample from tests/fixtures/prs.
 samples:
     python scripts/build_samples.py

@@ -259,6 +259,24 @@ class Store:
             for (raw,) in conn.execution_options(stream_results=True).execute(query):
                 yield self._load(raw)
 
+    def sources_of(self, repo: str, numbers: Iterable[int]) -> dict[int, str]:
+        """number → ``source`` of the stored record, for those of ``numbers`` that are stored.
+
+        A sync from a poorer source (git) asks this so it never replaces a richer record.
+        """
+        table = schema.pull_requests
+        wanted = sorted(set(numbers))
+        found: dict[int, str] = {}
+        with self._engine.connect() as conn:
+            for start in range(0, len(wanted), 500):  # stay under SQL variable limits
+                rows = conn.execute(
+                    select(table.c.number, table.c.source).where(
+                        table.c.repo == repo, table.c.number.in_(wanted[start : start + 500])
+                    )
+                )
+                found.update({number: source for number, source in rows})
+        return found
+
     def stored_versions(self, repo: str) -> dict[int, str | None]:
         """number → stored ``updated_at`` for a repo, so a sync can skip unchanged PRs."""
         table = schema.pull_requests
