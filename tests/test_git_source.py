@@ -378,7 +378,7 @@ def test_cli_sync_then_digest_shows_discussion_unknown(clone: Path, tmp_path: Pa
     db = str(tmp_path / "db.sqlite3")
     runner = CliRunner()
     synced = runner.invoke(
-        cli, ["sync-git", "--git", str(clone), "--repo", REPO, "--date", DAY, "--db", db]
+        cli, ["sync", "--git", str(clone), "--repo", REPO, "--date", DAY, "--db", db]
     )
     assert synced.exit_code == 0, synced.output
     assert (
@@ -399,7 +399,7 @@ def test_cli_run_git_prints_the_digest_and_the_summary(clone: Path, tmp_path: Pa
     result = CliRunner().invoke(
         cli,
         [
-            "run-git",
+            "run",
             "--git",
             str(clone),
             "--repo",
@@ -421,7 +421,7 @@ def test_cli_empty_window(clone: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli,
         [
-            "run-git",
+            "run",
             "--git",
             str(clone),
             "--repo",
@@ -459,7 +459,7 @@ def test_cli_errors(
     with pytest.raises(SystemExit) as exited:
         main(
             [
-                "sync-git",
+                "sync",
                 *filled,
                 "--repo",
                 REPO,

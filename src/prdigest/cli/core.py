@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -152,18 +153,38 @@ def digest(
 ) -> None:
     """Digest the stored PRs merged in a window."""
     window = make_window(day, since, until, tz)
-    options = DigestOptions(
-        repo=repo,
-        window=window,
-        top=top,
-        lang=as_lang(lang),
-        preset_path=preset_path,
+    write_digest(
+        DigestOptions(
+            repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
+        ),
+        WriterChoice(writer, style, budget_tokens, max_cost_tokens),
+        db,
+        fmt,
+        out,
     )
-    chosen: Writer = TemplateWriter()
-    if writer == "llm":
-        chosen = make_llm_writer(style, budget_tokens, max_cost_tokens)
+
+
+@dataclass(frozen=True)
+class WriterChoice:
+    """The ``--writer`` options of a command that writes a digest."""
+
+    writer: str = "template"
+    style: Path | None = None
+    budget_tokens: int | None = None
+    max_cost_tokens: int | None = None
+
+    def make(self) -> Writer:
+        if self.writer == "llm":
+            return make_llm_writer(self.style, self.budget_tokens, self.max_cost_tokens)
+        return TemplateWriter()
+
+
+def write_digest(
+    options: DigestOptions, choice: WriterChoice, db: Path | None, fmt: str, out: Path | None
+) -> None:
+    """Build the digest of a window from the store, print or write it, report model cost."""
     with opened(db) as store, progress_bar("digest") as progress:
-        result = run_digest(store, options, chosen, progress)
+        result = run_digest(store, options, choice.make(), progress)
     emit(render(result.digest, fmt), out)
     report_run(result)
 

@@ -1,8 +1,6 @@
-"""Git-source commands: ``sync-git`` (store a window's PRs from a clone) and ``run-git``.
+"""The git source for ``sync --git`` and ``run --git``: options and the sync summary.
 
-``run-git`` is ``sync-git`` followed by ``digest`` over the same window. Both read a local
-clone only: no token, no network. (They are meant to become ``sync --git`` and ``run --git``
-next to the GitHub source's ``sync``/``run``.)
+A local clone only: no token, no network.
 """
 
 from __future__ import annotations
@@ -13,21 +11,12 @@ from typing import Any, TypeVar
 
 import click
 
-from ..digest import DigestOptions, build_digest
 from ..models import Window
-from ..render import render
 from ..sources.git import GitSyncResult
 from ..sources.git import sync_git as sync_from_git
-from ..write.template import TemplateWriter
 from . import (
-    cli,
-    db_option,
-    digest_options,
-    emit,
-    make_window,
     opened,
     progress_bar,
-    window_options,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,13 +27,13 @@ def git_options(func: F) -> F:
         click.option(
             "--git",
             "git_path",
-            required=True,
+            default=None,
             type=click.Path(file_okay=False, path_type=Path),
-            help="Path of a local clone of the repository.",
+            help="Read the PRs from this local clone instead of GitHub (no token needed).",
         ),
         click.option(
             "--branch",
-            help="Branch whose first-parent history is read "
+            help="With --git: branch whose first-parent history is read "
             "(default: the clone's origin/HEAD, else HEAD).",
         ),
     ]
@@ -81,7 +70,7 @@ def summary_lines(result: GitSyncResult, window: Window) -> list[str]:
     return lines
 
 
-def _sync(
+def sync_from_clone(
     git_path: Path, branch: str | None, repo: str, window: Window, db: Path | None, *, err: bool
 ) -> None:
     with opened(db) as store, progress_bar("git log") as progress:
@@ -96,56 +85,3 @@ def _sync(
         )
     for line in summary_lines(result, window):
         click.echo(line, err=err)
-
-
-@cli.command("sync-git")
-@git_options
-@window_options
-@db_option
-def sync_git(
-    git_path: Path,
-    branch: str | None,
-    repo: str,
-    day: str | None,
-    since: str | None,
-    until: str | None,
-    tz: str,
-    db: Path | None,
-) -> None:
-    """Store the PRs merged in a window, read from a local clone (squash or merge commits)."""
-    _sync(git_path, branch, repo, make_window(day, since, until, tz), db, err=False)
-
-
-@cli.command("run-git")
-@git_options
-@window_options
-@digest_options
-@db_option
-def run_git(
-    git_path: Path,
-    branch: str | None,
-    repo: str,
-    day: str | None,
-    since: str | None,
-    until: str | None,
-    tz: str,
-    top: int,
-    fmt: str,
-    lang: str,
-    out: Path | None,
-    preset_path: Path | None,
-    db: Path | None,
-) -> None:
-    """Sync a window from a local clone, then print its digest (the sync summary goes to stderr)."""
-    window = make_window(day, since, until, tz)
-    _sync(git_path, branch, repo, window, db, err=True)  # stdout carries the digest
-    options = DigestOptions(
-        repo=repo,
-        window=window,
-        top=top,
-        lang=lang,  # type: ignore[arg-type]
-        preset_path=preset_path,
-    )
-    with opened(db) as store, progress_bar("digest") as progress:
-        digest = build_digest(store, options, TemplateWriter(), progress)
-    emit(render(digest, fmt), out)

@@ -10,16 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import click
 import httpx
 
-from ..digest import DigestOptions, build_digest
 from ..errors import AuthError, ConfigError
 from ..models import Window
 from ..records import REPO_PATTERN
-from ..render import render
 from ..sources.github import (
     Endpoints,
     GitHubClient,
@@ -28,17 +26,9 @@ from ..sources.github import (
     Token,
     sync_window,
 )
-from ..write import Lang
-from ..write.template import TemplateWriter
 from . import (
-    cli,
-    db_option,
-    digest_options,
-    emit,
-    make_window,
     opened,
     progress_bar,
-    window_options,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -90,7 +80,7 @@ def _token() -> Token:
     )
 
 
-def _sync(
+def sync_github(
     repo: str,
     window: Window,
     db: Path | None,
@@ -122,57 +112,3 @@ def _sync(
     if result.stopped is not None:
         raise result.stopped
     return result
-
-
-@cli.command()
-@window_options
-@github_options
-@db_option
-def sync(
-    repo: str,
-    day: str | None,
-    since: str | None,
-    until: str | None,
-    tz: str,
-    api_url: str | None,
-    graphql_url: str | None,
-    batch_size: int,
-    max_wait: int,
-    db: Path | None,
-) -> None:
-    """Fetch the PRs merged in a window from GitHub into the store (resumable)."""
-    window = make_window(day, since, until, tz)
-    _sync(repo, window, db, api_url, graphql_url, batch_size, max_wait)
-
-
-@cli.command()
-@window_options
-@digest_options
-@github_options
-@db_option
-def run(
-    repo: str,
-    day: str | None,
-    since: str | None,
-    until: str | None,
-    tz: str,
-    top: int,
-    fmt: str,
-    lang: str,
-    out: Path | None,
-    preset_path: Path | None,
-    api_url: str | None,
-    graphql_url: str | None,
-    batch_size: int,
-    max_wait: int,
-    db: Path | None,
-) -> None:
-    """Sync a window from GitHub, then write its digest (sync + digest)."""
-    window = make_window(day, since, until, tz)
-    _sync(repo, window, db, api_url, graphql_url, batch_size, max_wait)
-    options = DigestOptions(
-        repo=repo, window=window, top=top, lang=cast(Lang, lang), preset_path=preset_path
-    )
-    with opened(db) as store, progress_bar("digest") as progress:
-        result = build_digest(store, options, TemplateWriter(), progress)
-    emit(render(result, fmt), out)

@@ -1,0 +1,96 @@
+"""``sync`` and ``run``: store a window's PRs from GitHub or, with ``--git``, from a local clone.
+
+``run`` is ``sync`` followed by ``digest`` over the same window (the sync summary goes to
+stderr, the digest to stdout or ``--out``). Without ``--git`` the source is GitHub and needs
+``GITHUB_TOKEN``; with ``--git PATH`` it is the clone's first-parent history (no token, no
+network, no review data).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..digest import DigestOptions
+from ..models import Window
+from . import as_lang, cli, db_option, digest_options, make_window, window_options
+from .core import WriterChoice, write_digest
+from .git import git_options, sync_from_clone
+from .github import github_options, sync_github
+from .llm import writer_options
+
+
+def _sync(
+    window: Window,
+    repo: str,
+    db: Path | None,
+    git_path: Path | None,
+    branch: str | None,
+    github: dict[str, object],
+    *,
+    summary_to_stderr: bool,
+) -> None:
+    if git_path is not None:
+        sync_from_clone(git_path, branch, repo, window, db, err=summary_to_stderr)
+        return
+    if branch is not None:
+        raise click.UsageError("--branch needs --git (GitHub syncs merged PRs of every base)")
+    sync_github(repo, window, db, **github)  # type: ignore[arg-type]
+
+
+@cli.command()
+@window_options
+@git_options
+@github_options
+@db_option
+def sync(
+    repo: str,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+    git_path: Path | None,
+    branch: str | None,
+    db: Path | None,
+    **github: object,
+) -> None:
+    """Store the PRs merged in a window, from GitHub (resumable) or from a local clone (--git)."""
+    window = make_window(day, since, until, tz)
+    _sync(window, repo, db, git_path, branch, github, summary_to_stderr=False)
+
+
+@cli.command()
+@window_options
+@git_options
+@github_options
+@digest_options
+@writer_options
+@db_option
+def run(
+    repo: str,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+    git_path: Path | None,
+    branch: str | None,
+    top: int,
+    fmt: str,
+    lang: str,
+    out: Path | None,
+    preset_path: Path | None,
+    writer: str,
+    style: Path | None,
+    budget_tokens: int | None,
+    max_cost_tokens: int | None,
+    db: Path | None,
+    **github: object,
+) -> None:
+    """Sync a window (GitHub, or a clone with --git), then write its digest."""
+    window = make_window(day, since, until, tz)
+    _sync(window, repo, db, git_path, branch, github, summary_to_stderr=True)
+    options = DigestOptions(
+        repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
+    )
+    write_digest(options, WriterChoice(writer, style, budget_tokens, max_cost_tokens), db, fmt, out)
