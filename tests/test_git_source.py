@@ -389,7 +389,11 @@ def test_cli_sync_then_digest_shows_discussion_unknown(clone: Path, tmp_path: Pa
     digest = runner.invoke(cli, ["digest", "--repo", REPO, "--date", DAY, "--db", db])
     assert digest.exit_code == 0, digest.output
     assert digest.stdout.startswith("acme/widgets\n\n")
-    assert "记录来自 git，不含评审讨论" in digest.stdout
+    assert "评审" not in digest.stdout  # entries do not pretend to know reviews
+    markdown = runner.invoke(
+        cli, ["digest", "--repo", REPO, "--date", DAY, "--db", db, "--format", "markdown"]
+    )
+    assert "5 个 PR 的记录不含评审数据" in markdown.stdout
     explained = runner.invoke(cli, ["explain", f"{REPO}#101", "--format", "json", "--db", db])
     coverage = json.loads(explained.stdout)["dossier"]["coverage"]
     assert coverage == {"diff": "full", "discussion": False, "checks": False, "note": ""}

@@ -141,6 +141,7 @@ def _head(item: Analyzed) -> PRHead:
         area=a.area,
         area_en=a.area_en,
         coverage=d.coverage.label,
+        discussion=d.coverage.discussion,
     )
 
 

@@ -392,6 +392,7 @@ class PRHead(_Frozen):
     area: str | None
     area_en: str | None
     coverage: str
+    discussion: bool = True  # False when the record has no review data (e.g. from git)
 
 
 class DigestItem(_Frozen):

@@ -32,6 +32,14 @@ from .errors import RecordError
 
 SCHEMA_ID = "prdigest.pr/v1"
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
+# A GitHub login; git-sourced authors may instead be display names ("Li Wang").
+LOGIN_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?")
+
+
+def mention(name: str) -> str:
+    """``@login`` for a GitHub login, the name unchanged otherwise."""
+    return f"@{name}" if LOGIN_PATTERN.fullmatch(name) else name
+
 
 FileStatus = Literal["added", "modified", "removed", "renamed", "copied"]
 ActorType = Literal["User", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount"]

@@ -64,7 +64,7 @@ def split_title(title: str) -> tuple[tuple[str, ...], str]:
             break
         tags.append(match.group(1).strip())
         rest = rest[match.end() :]
-    rest = _TRAILING_NUMBER.sub("", rest).strip() or title.strip()
+    rest = _TRAILING_NUMBER.sub("", rest).strip().lstrip(":：-– ").strip() or title.strip()
     return tuple(tags), rest
 
 

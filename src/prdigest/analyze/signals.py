@@ -374,8 +374,8 @@ def _stale_body(
     usually set existing variables.
     """
     diff_text = "\n".join(line.text for p in patches for h in p.hunks for line in h.lines)
-    if not body or not diff_text:
-        return
+    if not body or not diff_text or not env_prefixes:
+        return  # without known prefixes, constants and other projects' variables look the same
     in_fence = False
     for line in visible_lines(body):
         stripped = line.text.strip()
@@ -384,9 +384,10 @@ def _stale_body(
             continue
         if in_fence or _COMMAND.match(stripped):
             continue
-        for name in _BODY_ENV.findall(stripped):
-            if env_prefixes and not name.startswith(tuple(env_prefixes)):
-                continue
+        for match in _BODY_ENV.finditer(stripped):
+            name = match.group(0)
+            if not name.startswith(tuple(env_prefixes)) or stripped[match.end() :].startswith("="):
+                continue  # not the project's variable, or set in an inline command
             if name not in diff_text:
                 out.add(
                     SignalKind.STALE_BODY,

@@ -35,6 +35,7 @@ from ..errors import ConfigError
 from ..models import Kind, Role
 
 BUNDLED = {"vllm-project/vllm": "vllm-project__vllm.toml"}
+BOT_SUFFIXES = ("[bot]", "-bot", "-robot")
 
 
 class _PresetModel(BaseModel):
@@ -90,7 +91,8 @@ class Preset(_PresetModel):
         if not login:
             return False
         low = login.lower()
-        return low.endswith("[bot]") or low in {b.lower() for b in self.bots}
+        # service accounts are named like bots: "pre-commit-ci[bot]", "release-bot"
+        return low.endswith(BOT_SUFFIXES) or low in {b.lower() for b in self.bots}
 
     def role_of(self, path: str) -> tuple[Role, bool]:
         """(role, generated) of a path: the first role whose globs match, else source."""

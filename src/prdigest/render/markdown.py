@@ -15,6 +15,7 @@ import re
 from urllib.parse import quote
 
 from ..models import CodeRef, Digest, DigestItem, Entry
+from ..records import mention
 from .common import LEVEL_LABEL, counts_line, defuse_mentions, empty_message, one_line
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
@@ -30,6 +31,8 @@ TEXT = {
         "selection": "本摘要是精选：{selected} 个 PR 附导读，其余 {rest} 个按方向列在“其他合并”。",
         "others": "其他合并",
         "no_entry": "（未选入导读）",
+        "no_reviews": "注：{count} 个 PR 的记录不含评审数据（例如来自 git），"
+        "其导读不涉及评审讨论。",
     },
     "en": {
         "title": "PR reading digest",
@@ -39,6 +42,8 @@ TEXT = {
         "listed by area under “Other merges”.",
         "others": "Other merges",
         "no_entry": "(not selected)",
+        "no_reviews": "Note: the records of {count} PRs carry no review data (e.g. read from git); "
+        "their entries say nothing about review.",
     },
 }
 
@@ -94,7 +99,7 @@ def _meta(item: DigestItem, lang: str) -> str:
     area = item.pr.area if lang == "zh" else item.pr.area_en
     parts = [f"[#{item.pr.number}]({_pr_link(item)})"]
     if item.pr.author:
-        parts.append(escape("@" + item.pr.author))
+        parts.append(escape(mention(item.pr.author)))
     parts.append(f"+{item.pr.additions}/−{item.pr.deletions}")
     if area:
         parts.append(escape(area))
@@ -123,6 +128,9 @@ def _header(digest: Digest) -> list[str]:
     if digest.total:
         rest = digest.total - len(digest.selected)
         lines += ["> " + t["selection"].format(selected=len(digest.selected), rest=rest), ""]
+    unreviewed = sum(1 for item in digest.all_items() if not item.pr.discussion)
+    if unreviewed:
+        lines += ["> " + t["no_reviews"].format(count=unreviewed), ""]
     return lines
 
 
@@ -149,7 +157,7 @@ def _others(digest: Digest) -> list[str]:
         lines += [f"### {escape(group.area)}", ""]
         for item in group.items:
             label = LEVEL_LABEL[digest.lang][item.assessment.level]
-            author = f" · {escape('@' + item.pr.author)}" if item.pr.author else ""
+            author = f" · {escape(mention(item.pr.author))}" if item.pr.author else ""
             lines.append(
                 f"- [#{item.pr.number}]({_pr_link(item)}) {escape(item.entry.title)}"
                 f"{author} · +{item.pr.additions}/−{item.pr.deletions} · {label}"

@@ -46,6 +46,7 @@ from ..models import (
     SymbolFact,
     ThreadFact,
 )
+from ..records import mention
 from . import Lang
 
 TEMPLATE_VERSION = "template/1"
@@ -93,7 +94,7 @@ _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 _SPACE_BEFORE = re.compile(rf"([{_CJK}])([A-Za-z0-9`@#+\-−(\[])")
 _SPACE_AFTER = re.compile(rf"([A-Za-z0-9`%)\]])([{_CJK}])")
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([，。；：、）」！？])")
-_SPACE_AFTER_PUNCT = re.compile(r"([（「，。；：、])[ \t]+")
+_SPACE_AFTER_PUNCT = re.compile(r"([（「，。；：、）」])[ \t]+")
 
 
 @functools.cache
@@ -191,7 +192,8 @@ class _Phrases:
         return "。" if self.lang == "zh" else "."
 
     def who(self, login: str | None) -> str:
-        return f"@{login}" if login else "?"
+        """``@login`` for a login; a git display name ("Li Wang") stays a plain name."""
+        return mention(login) if login else "?"
 
 
 # -- titles -------------------------------------------------------------------------------
@@ -246,6 +248,7 @@ def _clip_words(text: str, limit: int) -> str:
     return cut.rstrip(",;:-") + "…"
 
 
+_RELATIVE = re.compile(r"^[+\-~]|[x×]$|\d[-~～–]\d")  # +4.6%, -5~9%, 3.8x: a change, not a level
 _STRONG_METRIC = frozenset(
     {
         "throughput",
@@ -286,8 +289,7 @@ def title_claim(dossier: Dossier) -> tuple[ClaimFact, bool] | None:
     strong = [
         c
         for c in dossier.claims
-        if (c.metric or "").lower() in _STRONG_METRIC
-        and re.search(r"^[+\-~]|[x×]$|\d[-~～–]\d", c.figure)
+        if (c.metric or "").lower() in _STRONG_METRIC and _RELATIVE.search(c.figure)
     ]
     if not strong:
         return None
@@ -405,7 +407,9 @@ def _symbol_point(
     by_change: dict[str, list[str]] = {}
     for s in group:
         cited.fact(s.id)
-        by_change.setdefault(s.change, []).append(_symbol_name(s, p, cited))
+        shown = _symbol_name(s, p, cited)
+        if not any(shown in items for items in by_change.values()):  # one name, said once
+            by_change.setdefault(s.change, []).append(shown)
     parts = [p.get("symbol", change, name=p.join(items)) for change, items in by_change.items()]
     text = p.get(
         "symbol",
@@ -493,9 +497,19 @@ def _field_point(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) 
 
 
 def _claim_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
-    if not d.claims:
+    """The body's headline effect, when it is a relative figure of a named metric."""
+    claim = next(
+        (
+            c
+            for c in d.claims
+            if c.metric
+            and _RELATIVE.search(c.figure)
+            and not (c.in_table and (c.metric or "").lower() not in _STRONG_METRIC)
+        ),
+        None,
+    )
+    if claim is None:
         return None
-    claim = d.claims[0]
     cited.fact(claim.id)
     metric = claim.metric or ""
     if metric.lower().startswith(("improve", "reduction", "regression")):
@@ -737,7 +751,7 @@ def _thread_names(t: ThreadFact, p: _Phrases, cited: _Cited) -> str:
 def _discussion_parts(d: Dossier, p: _Phrases, cited: _Cited) -> list[str]:
     """Discussion evidence, most telling first (the paragraph may keep only the first ones)."""
     if not d.coverage.discussion:
-        return [p.get("discussion", "unknown")]
+        return []  # unknown, not absent: the digest header says which records lack reviews
     names = _display_names(d.files)
     regression = _suggestion_regression(d, p, cited)
     used = regression[1] if regression else set()
