@@ -226,7 +226,7 @@ def assess(dossier: Dossier) -> Assessment:
     level, rule = _level_rule(dossier, score)
     reasons.insert(0, _reason("level", rule, 0.0))
     area = dossier.primary_area
-    focused = area is not None and area.share >= 0.5
+    focused = area is not None and area.share >= 0.5 and bool(area.audience)
     return Assessment(
         repo=dossier.repo,
         number=dossier.number,

@@ -64,7 +64,7 @@ _FLAG = re.compile(r"(?:add_argument|option)\(\s*[\"'](?P<flag>--[a-z][a-z0-9-]+
 _SWALLOW_ONE_LINE = re.compile(r"^\s*except\b[^:]*:\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
 _EXCEPT = re.compile(r"^\s*except\b[^:]*:\s*(?:#.*)?$")
 _PASS = re.compile(r"^\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
-_CLAMP_CALL = re.compile(r"\b(?:min|torch\.clamp|np\.clip)\(|\.clamp\(")
+_CLAMP_CALL = re.compile(r"\bmin\(")
 _BODY_ENV = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+){2,}\b")
 _COMMAND = re.compile(r"^(?:\$|>|vllm\s|python\d?\s|pytest\s|uv\s|pip\s|export\s|[A-Z_]+=\S+\s)")
 
@@ -205,7 +205,11 @@ def _scan_source_line(
 
 
 def _clamp_expression(text: str) -> str | None:
-    """``min(x, len(y) - 1)`` and clamp calls, as written: they cut values down without a word."""
+    """``min(x, len(y) - 1)`` as written: it cuts a count or index down without a word.
+
+    Numeric clamps (``torch.clamp``, ``.clamp(max=…)``) are left alone: in kernels and
+    activations they are the intended maths, not a silent truncation.
+    """
     for match in _CLAMP_CALL.finditer(text):
         depth, end = 0, None
         for index in range(match.end() - 1, len(text)):
@@ -216,7 +220,7 @@ def _clamp_expression(text: str) -> str | None:
         if end is None:
             continue
         expression = text[match.start() : end]
-        if not expression.startswith("min(") or "len(" in expression:
+        if "len(" in expression:
             return expression[:100]
     return None
 

@@ -49,7 +49,7 @@ from ..models import (
 from ..records import mention
 from . import Lang
 
-TEMPLATE_VERSION = "template/1"
+TEMPLATE_VERSION = "template/2"
 MAX_PARAGRAPH = {"zh": 460, "en": 800}  # English words run longer than Chinese characters
 HARD_MAX_PARAGRAPH = {"zh": 520, "en": 900}  # past this, discussion and follow-ups go too
 TITLE_SUBJECT_LIMIT = 80
@@ -478,7 +478,17 @@ def _test_point(d: Dossier, p: _Phrases, cited: _Cited) -> str | None:
 
 def _field_point(d: Dossier, p: _Phrases, cited: _Cited, names: dict[str, str]) -> str | None:
     """New state: annotated fields a class gains (often the heart of a fix)."""
-    fields = [s for s in d.symbols if s.kind == "field" and s.change == "added" and not s.in_test]
+    new_classes = {
+        s.name for s in d.symbols if s.kind in ("class", "struct") and s.change == "added"
+    }
+    fields = [
+        s
+        for s in d.symbols
+        if s.kind == "field"
+        and s.change == "added"
+        and not s.in_test
+        and s.parent not in new_classes  # a new class's fields come with it
+    ]
     if not fields:
         return None
     first = fields[0]
@@ -835,6 +845,13 @@ def _render_followups(items: list[str], p: _Phrases) -> str:
     return p.get("followup", "lead") + p.word("followup", "sep").join(items) + p.stop
 
 
+def _detail_name(signal: SignalFact, names: dict[str, str], cited: _Cited) -> str:
+    """A signal's code name in backticks, never clipped (a clipped name is not in the record)."""
+    if signal.detail == signal.path:  # a whole file: its short display name
+        return _file_name(signal.detail, names, cited)
+    return cited.name(signal.detail, signal.path or "", signal.line)
+
+
 def _followup_text(
     kind: SignalKind,
     found: list[SignalFact],
@@ -882,7 +899,7 @@ def _followup_text(
     if kind is SignalKind.TODO:
         marker = cited.name(first.detail.split(":")[0], first.path or "", first.line)
         return p.get("followup", "todo", detail=marker, file=file_ref)
-    details = p.listing([cited.name(_short(s.detail, 60), s.path or "", s.line) for s in found[:2]])
+    details = p.listing([_detail_name(s, names, cited) for s in found[:2]])
     return p.get("followup", kind.value, detail=details, file=file_ref)
 
 
