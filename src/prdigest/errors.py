@@ -14,10 +14,13 @@ Hierarchy::
     │   └── ImportLineError       one JSONL line is invalid (names the line number)
     ├── StorageError              the database cannot be opened, migrated or written
     ├── NotFoundError             a PR, repository or digest that is not in the store
-    └── SourceError               a source (GitHub, git) failed
-        ├── AuthError             missing or rejected credentials
-        ├── RateLimitError        a rate limit that cannot be waited out now (says when to resume)
-        └── UpstreamError         the remote answered with an error or garbage
+    ├── SourceError               a source (GitHub, git) failed
+    │   ├── AuthError             missing or rejected credentials
+    │   ├── RateLimitError        a rate limit that cannot be waited out now (says when to resume)
+    │   └── UpstreamError         the remote answered with an error or garbage
+    └── PublishError              publishing a digest failed (site or delivery)
+        ├── SiteError             the static site cannot be written (names the path)
+        └── DeliveryError         a channel did not take a message (names the channel)
 
 Every error carries its context as keyword-only attributes so messages name the item.
 Secrets never enter an error: callers pass identifiers, never tokens or URLs with credentials.
@@ -117,4 +120,27 @@ class UpstreamError(SourceError):
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
+        self.status = status
+
+
+class PublishError(PrdigestError):
+    """Publishing a digest (the static site or a delivery) failed."""
+
+    exit_code = 9
+
+
+class SiteError(PublishError):
+    """A file of the static site cannot be read or written; names the path."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class DeliveryError(PublishError):
+    """A channel did not take a message; names the channel, never its URL or secret."""
+
+    def __init__(self, message: str, *, channel: str, status: int | None = None) -> None:
+        super().__init__(f"channel {channel!r}: {message}")
+        self.channel = channel
         self.status = status

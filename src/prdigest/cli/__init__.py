@@ -168,7 +168,7 @@ def cli() -> None:
 
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`cli`."""
-    from . import core  # noqa: F401
+    from . import core, publish  # noqa: F401
 
 
 _register_commands()

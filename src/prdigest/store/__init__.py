@@ -27,8 +27,9 @@ from ..errors import NotFoundError, StorageError
 from ..models import Assessment, Dossier, Entry
 from ..records import PullRequest, parse_record
 from . import schema
+from .publish import PublishTables
 
-HEAD_REVISION = "0001"  # newest migration; a test keeps it equal to alembic's head
+HEAD_REVISION = "0004"  # newest migration; a test keeps it equal to alembic's head
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def _safe_url(url: str) -> str:
         return url.split("://", 1)[0] + "://…"
 
 
-class Store:
+class Store(PublishTables):
     """PR records and derived artefacts. Create with :func:`open_store`."""
 
     def __init__(self, engine: Engine) -> None:
