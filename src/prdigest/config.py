@@ -16,6 +16,7 @@ Every problem is reported with the key it concerns (``repos[0].timezone``,
 
 from __future__ import annotations
 
+import logging
 import re
 import tomllib
 from collections.abc import Mapping
@@ -23,12 +24,13 @@ from datetime import date, datetime, time, timedelta
 from email.utils import parseaddr
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from .errors import ConfigError
+from .errors import ConfigError, ConfigFileError
 from .models import Window
 from .window import DEFAULT_TZ, day_window
 
@@ -47,13 +49,61 @@ SECRET_KEYS = {
 }
 
 
+MASK = "[secure]"
+_KNOWN_SECRETS: set[str] = set()  # every secret value (and URL part) of this process
+
+
+def _fragments(value: str) -> set[str]:
+    """The value and, for a URL, the parts that carry its secret (path segments, query values)."""
+    parts = {value}
+    split = urlsplit(value)
+    if split.scheme and split.netloc:
+        parts.add(split.path)
+        parts.update(s for s in split.path.split("/") if len(s) >= 8)
+        parts.add(split.query)
+        parts.update(v for values in parse_qs(split.query).values() for v in values)
+    return {p for p in parts if len(p) >= 6}
+
+
+def redact(text: str) -> str:
+    """``text`` with every known secret value (or secret part of a URL) replaced by [secure]."""
+    for value in sorted(_KNOWN_SECRETS, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, MASK)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that masks known secrets (httpx logs request URLs at INFO level)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = redact(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+def protect_loggers(*names: str) -> None:
+    """Install :class:`RedactingFilter` on these loggers (once each)."""
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())
+
+
 class Secret:
-    """A secret value read from the environment; shown as ``[secure]`` everywhere."""
+    """A secret value read from the environment; shown as ``[secure]`` everywhere.
+
+    Creating one also registers it with :func:`redact`, so error texts that echo it (a service
+    repeating the URL it was called on) and log records of protected loggers are masked.
+    """
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str) -> None:
         self._value = value
+        _KNOWN_SECRETS.update(_fragments(value))
 
     def reveal(self) -> str:
         return self._value
@@ -325,18 +375,6 @@ class Config(_Config):
                 if var:
                     found.append((f"channels.{name}.{field}", var))
         return found
-
-
-class ConfigFileError(ConfigError):
-    """A configuration file with one or more problems; ``problems`` holds (key, message)."""
-
-    def __init__(self, path: str, problems: list[tuple[str, str]]) -> None:
-        lines = [f"{key}: {message}" for key, message in problems]
-        count = len(problems)
-        head = f"{path}: {count} problem{'s' if count != 1 else ''}"
-        super().__init__(head + "".join(f"\n  {line}" for line in lines))
-        self.path = path
-        self.problems = problems
 
 
 def _key(loc: tuple[int | str, ...]) -> str:

@@ -9,6 +9,7 @@ Hierarchy::
 
     PrdigestError                 base; ``exit_code`` says how the CLI exits
     ├── ConfigError               a bad option, preset or config value (names the key)
+    │   └── ConfigFileError       a config file with problems, each naming its key
     ├── InputError                bad input data
     │   ├── RecordError           one PR record is invalid (names the repo#number and field)
     │   └── ImportLineError       one JSONL line is invalid (names the line number)
@@ -50,6 +51,18 @@ class ConfigError(PrdigestError):
     def __init__(self, message: str, *, key: str | None = None) -> None:
         super().__init__(f"{key}: {message}" if key else message)
         self.key = key
+
+
+class ConfigFileError(ConfigError):
+    """A configuration file with one or more problems; ``problems`` holds (key, message)."""
+
+    def __init__(self, path: str, problems: list[tuple[str, str]]) -> None:
+        lines = [f"{key}: {message}" for key, message in problems]
+        count = len(problems)
+        head = f"{path}: {count} problem{'s' if count != 1 else ''}"
+        super().__init__(head + "".join(f"\n  {line}" for line in lines))
+        self.path = path
+        self.problems = problems
 
 
 class InputError(PrdigestError):

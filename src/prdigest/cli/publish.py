@@ -17,10 +17,10 @@ from pathlib import Path
 import click
 import httpx
 
-from ..config import DEFAULT_CONFIG, ChannelConfig, Config, ConfigFileError, Secret, load_config
+from ..config import DEFAULT_CONFIG, ChannelConfig, Config, Secret, load_config
 from ..config import missing_env as find_missing_env
 from ..digest import DigestOptions, build_digest
-from ..errors import ConfigError, PublishError
+from ..errors import ConfigError, ConfigFileError, PublishError
 from ..publish import make_channel
 from ..publish.deliver import Channel, DeliveryOutcome
 from ..schedule import Hooks, RunReport, available, default_hooks, publish_stored, run_all

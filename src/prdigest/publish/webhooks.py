@@ -33,12 +33,13 @@ from typing import Any, ClassVar, NoReturn
 
 import httpx
 
-from ..config import Secret
+from ..config import Secret, protect_loggers, redact
 from ..errors import DeliveryError
 from .summary import Summary
 from .text import chat_markdown, slack_mrkdwn
 
 log = logging.getLogger("prdigest.publish")
+protect_loggers("httpx", "httpcore", "prdigest")
 
 MAX_ATTEMPTS = 3
 MAX_RETRY_AFTER = 60.0
@@ -113,12 +114,14 @@ class WebhookChannel:
 
     def _post(self, body: dict[str, Any], params: dict[str, str]) -> httpx.Response:
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        url = httpx.URL(self._url.reveal())
+        if params:  # added to the webhook's own query (DingTalk's access_token stays)
+            url = url.copy_merge_params(params)
         headers = {"Content-Type": "application/json; charset=utf-8"}
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 response = self._client.post(
-                    self._url.reveal(),
-                    params=params or None,
+                    url,
                     content=content,
                     headers=headers,
                     timeout=self.timeout,
@@ -159,11 +162,7 @@ class WebhookChannel:
         return data
 
     def _excerpt(self, text: str) -> str:
-        text = " ".join(text.split())[:200]
-        for secret in (self._url, self._secret):
-            if secret is not None and secret.reveal():
-                text = text.replace(secret.reveal(), "[secure]")
-        return text or "(empty)"
+        return redact(" ".join(text.split()))[:200] or "(empty)"
 
     def _fail(self, message: str, response: httpx.Response | None = None) -> NoReturn:
         status = response.status_code if response is not None else None
