@@ -22,3 +22,7 @@ samples:
 # Regenerate golden outputs after a reviewed change of the writer or renderers.
 golden:
     python scripts/build_golden.py
+
+# Regenerate docs/images/digest-page.png (headless Chromium; needs chromium and fonts-noto-cjk).
+screenshot:
+    python scripts/screenshot.py
