@@ -142,7 +142,9 @@ class PublishTables:
         """Stored digests, newest window first, then by repository and language."""
         table = schema.digests
         columns = [c for c in table.c if c.name not in ("id", "payload")]
-        query = select(*columns).order_by(table.c.until.desc(), table.c.repo, table.c.lang)
+        query = select(*columns).order_by(
+            table.c.until.desc(), table.c.label.desc(), table.c.repo, table.c.lang
+        )
         if repo is not None:
             query = query.where(table.c.repo == repo)
         if label is not None:
