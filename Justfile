@@ -27,3 +27,11 @@ samples:
 # Regenerate golden outputs after a reviewed change of the writer or renderers.
 golden:
     python scripts/build_golden.py
+
+# Regenerate docs/images/digest-page.png (headless Chromium; needs chromium and fonts-noto-cjk).
+screenshot:
+    python scripts/screenshot.py
+
+# Site build figures: a year of digests, a no-op rebuild and a one-day rebuild.
+bench-site days="365":
+    python bench/bench_site.py --days {{days}}

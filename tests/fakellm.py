@@ -104,6 +104,13 @@ def completion_body(reply: Reply, model: str) -> dict[str, Any]:
     return body
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 overflows when a writer opens 8 connections at once on a busy
+    # machine; a dropped handshake then surfaces as a retried request and an extra call.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class FakeLLM:
     """The server; use as a context manager. ``calls`` records every request received."""
 
@@ -112,8 +119,7 @@ class FakeLLM:
         self.latency = latency
         self.calls: list[Call] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

@@ -9,6 +9,7 @@ Hierarchy::
 
     PrdigestError                 base; ``exit_code`` says how the CLI exits
     ├── ConfigError               a bad option, preset or config value (names the key)
+    │   └── ConfigFileError       a config file with problems, each naming its key
     ├── InputError                bad input data
     │   ├── RecordError           one PR record is invalid (names the repo#number and field)
     │   └── ImportLineError       one JSONL line is invalid (names the line number)
@@ -18,11 +19,14 @@ Hierarchy::
     │   ├── AuthError             missing or rejected credentials
     │   ├── RateLimitError        a rate limit that cannot be waited out now (says when to resume)
     │   └── UpstreamError         the remote answered with an error or garbage
-    └── LLMError                  the model endpoint failed (names the model and the PR)
-        ├── LLMTimeoutError       a request ran past its timeout on every attempt
-        ├── LLMUnavailableError   connection failures, 429 or 5xx after the bounded retries
-        ├── LLMResponseError      a reply that cannot be used: 4xx, no choice, no JSON, bad shape
-        └── LLMBudgetError        the run's cost budget (``--max-cost-tokens``) is spent
+    ├── LLMError                  the model endpoint failed (names the model and the PR)
+    │   ├── LLMTimeoutError       a request ran past its timeout on every attempt
+    │   ├── LLMUnavailableError   connection failures, 429 or 5xx after the bounded retries
+    │   ├── LLMResponseError      a reply that cannot be used: 4xx, no choice, no JSON, bad shape
+    │   └── LLMBudgetError        the run's cost budget (``--max-cost-tokens``) is spent
+    └── PublishError              publishing a digest failed (site or delivery)
+        ├── SiteError             the static site cannot be written (names the path)
+        └── DeliveryError         a channel did not take a message (names the channel)
 
 Every error carries its context as keyword-only attributes so messages name the item.
 Secrets never enter an error: callers pass identifiers, never tokens or URLs with credentials.
@@ -52,6 +56,18 @@ class ConfigError(PrdigestError):
     def __init__(self, message: str, *, key: str | None = None) -> None:
         super().__init__(f"{key}: {message}" if key else message)
         self.key = key
+
+
+class ConfigFileError(ConfigError):
+    """A configuration file with one or more problems; ``problems`` holds (key, message)."""
+
+    def __init__(self, path: str, problems: list[tuple[str, str]]) -> None:
+        lines = [f"{key}: {message}" for key, message in problems]
+        count = len(problems)
+        head = f"{path}: {count} problem{'s' if count != 1 else ''}"
+        super().__init__(head + "".join(f"\n  {line}" for line in lines))
+        self.path = path
+        self.problems = problems
 
 
 class InputError(PrdigestError):
@@ -181,3 +197,26 @@ class LLMBudgetError(LLMError):
         super().__init__(message)
         self.spent = spent
         self.limit = limit
+
+
+class PublishError(PrdigestError):
+    """Publishing a digest (the static site or a delivery) failed."""
+
+    exit_code = 10
+
+
+class SiteError(PublishError):
+    """A file of the static site cannot be read or written; names the path."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class DeliveryError(PublishError):
+    """A channel did not take a message; names the channel, never its URL or secret."""
+
+    def __init__(self, message: str, *, channel: str, status: int | None = None) -> None:
+        super().__init__(f"channel {channel!r}: {message}")
+        self.channel = channel
+        self.status = status

@@ -168,7 +168,7 @@ def cli() -> None:
 
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`cli`."""
-    from . import core, llm, sync  # noqa: F401  (git and github are helpers of sync)
+    from . import core, llm, publish, sync  # noqa: F401  (git and github are helpers of sync)
 
 
 _register_commands()

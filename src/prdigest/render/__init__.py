@@ -1,7 +1,7 @@
 """Render: a registry of pure functions ``Digest → bytes`` (DESIGN §4).
 
 Each renderer is registered under its format name with its media type; the CLI looks formats
-up here, and later formats (html, atom) register themselves the same way.
+up here. ``html`` and ``atom`` load Jinja2 and feedgen only when used.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..models import Digest
-from . import jsonout, markdown, text
+from . import atom, html, jsonout, markdown, text
 
 
 @dataclass(frozen=True)
@@ -39,3 +39,5 @@ def render(digest: Digest, fmt: str) -> bytes:
 register(Renderer("text", "text/plain; charset=utf-8", text.render))
 register(Renderer("markdown", "text/markdown; charset=utf-8", markdown.render))
 register(Renderer("json", "application/json", jsonout.render))
+register(Renderer("html", "text/html; charset=utf-8", html.render))
+register(Renderer("atom", "application/atom+xml", atom.render))

@@ -28,11 +28,12 @@ from ..models import Assessment, Dossier, Entry
 from ..records import PullRequest, parse_record
 from . import schema
 from .github_state import GitHubSyncState
+from .publish import PublishTables
 
 if TYPE_CHECKING:
     from ..write import UsageRecord
 
-HEAD_REVISION = "0003"  # newest migration; a test keeps it equal to alembic's head
+HEAD_REVISION = "0004"  # newest migration; a test keeps it equal to alembic's head
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,7 @@ def _safe_url(url: str) -> str:
         return url.split("://", 1)[0] + "://…"
 
 
-class Store:
+class Store(PublishTables):
     """PR records and derived artefacts. Create with :func:`open_store`."""
 
     def __init__(self, engine: Engine) -> None:

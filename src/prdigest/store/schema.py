@@ -148,3 +148,48 @@ llm_usage = Table(
     Column("estimated", Boolean, nullable=False),
     Column("created_at", DateTime(), nullable=False),
 )
+
+# -- publish (migration 0004) ----------------------------------------------------------------
+#
+# * ``digests``: each produced digest as the JSON of :class:`~prdigest.models.Digest`, one row per
+#   (repo, window label, language); ``content_hash`` changes only when the digest does, and
+#   ``updated_at`` with it, so the site and feeds stay byte-stable over unchanged re-runs.
+# * ``deliveries``: one row per (channel, repo, window label, language): ``sent`` rows are never
+#   posted again, ``failed`` rows are retried on the next run with their attempt count and the
+#   last error (already free of secrets).
+
+digests = Table(
+    "digests",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("repo", String(200), nullable=False),
+    Column("label", String(80), nullable=False),
+    Column("lang", String(8), nullable=False),
+    Column("tz", String(64), nullable=False),
+    Column("since", DateTime(), nullable=False),  # naive UTC
+    Column("until", DateTime(), nullable=False, index=True),  # naive UTC
+    Column("content_hash", String(64), nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("counts", Text, nullable=False),  # JSON: level -> count, for the index page
+    Column("payload", Text, nullable=False),
+    Column("created_at", DateTime(), nullable=False),
+    Column("updated_at", DateTime(), nullable=False),
+    UniqueConstraint("repo", "label", "lang", name="uq_digests_window"),
+)
+
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("channel", String(100), nullable=False),
+    Column("repo", String(200), nullable=False),
+    Column("label", String(80), nullable=False),
+    Column("lang", String(8), nullable=False),
+    Column("digest_hash", String(64), nullable=False),
+    Column("status", String(16), nullable=False, index=True),  # sent | failed
+    Column("attempts", Integer, nullable=False),
+    Column("last_error", Text),
+    Column("created_at", DateTime(), nullable=False),
+    Column("updated_at", DateTime(), nullable=False),
+    UniqueConstraint("channel", "repo", "label", "lang", name="uq_deliveries_target"),
+)

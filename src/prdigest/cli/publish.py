@@ -1,0 +1,366 @@
+"""Publish commands: site, serve, publish, config check, run-all.
+
+This is where secrets enter: the config names environment variables, and :func:`channel_secrets`
+reads their values into :class:`~prdigest.config.Secret` objects for the channels. Nothing here
+prints a secret; outcomes are reported by channel name.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+import click
+import httpx
+
+from ..config import DEFAULT_CONFIG, ChannelConfig, Config, Secret, load_config
+from ..config import missing_env as find_missing_env
+from ..digest import DigestOptions, build_digest
+from ..errors import ConfigError, ConfigFileError, PublishError
+from ..publish import make_channel
+from ..publish.deliver import Channel, DeliveryOutcome
+from ..schedule import Hooks, RunReport, available, default_hooks, publish_stored, run_all
+from ..site.builder import SiteOptions, SiteReport, build_site
+from ..site.serve import make_server, url_of
+from ..store import Store, open_store
+from ..window import DEFAULT_TZ
+from ..write.template import TemplateWriter
+from . import F, as_lang, cli, db_option, default_db, make_window
+
+HTTP_TIMEOUT = 10.0
+
+
+def config_option(func: F) -> F:
+    option = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help=f"Config file (default: $PRDIGEST_CONFIG or ./{DEFAULT_CONFIG}).",
+    )
+    return option(func)
+
+
+def config_file(path: Path | None) -> Path:
+    return path or Path(os.environ.get("PRDIGEST_CONFIG") or DEFAULT_CONFIG)
+
+
+def optional_config(path: Path | None) -> Config | None:
+    """The config when one was named or sits at the default place; else ``None``."""
+    target = config_file(path)
+    if path is None and not os.environ.get("PRDIGEST_CONFIG") and not target.exists():
+        return None
+    return load_config(target)
+
+
+@contextmanager
+def store_for(db: Path | None, config: Config | None) -> Iterator[Store]:
+    """``--db``, else the config's ``db``, else ``$PRDIGEST_DB``, else the user data dir."""
+    target: str | Path
+    if db is not None:
+        target = db
+    elif config is not None and config.db:
+        target = config.db
+    else:
+        target = os.environ.get("PRDIGEST_DB") or default_db()
+    store = open_store(target)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def channel_secrets(channel: ChannelConfig) -> dict[str, Secret]:
+    """The values of the environment variables a channel names (only those that are set)."""
+    values: dict[str, Secret] = {}
+    for field in ("webhook_env", "secret_env", "password_env"):
+        var = getattr(channel, field, None)
+        if var and os.environ.get(var):
+            values[field] = Secret(os.environ[var])
+    return values
+
+
+def build_channels(config: Config, client: httpx.Client) -> dict[str, Channel]:
+    return {
+        name: make_channel(name, channel, channel_secrets(channel), client=client)
+        for name, channel in config.channels.items()
+    }
+
+
+def build_hooks() -> Hooks:
+    """Sources and writers for ``run-all``.
+
+    Integration point: sources and writers built on other branches are wired here, where the
+    environment (tokens, API keys) may be read, by replacing the placeholders, e.g.
+    ``hooks.sources["github"] = …``, ``hooks.sources["git"] = …``, ``hooks.writers["llm"] = …``.
+    """
+    return default_hooks()
+
+
+def site_options(config: Config | None, out: Path | None, base_url: str | None) -> SiteOptions:
+    site = config.site if config is not None else None
+    directory = out or (site.dir if site else None)
+    if directory is None:
+        raise click.UsageError("give --out DIR (or a config file with [site] dir)")
+    url = base_url or (site.base_url if site else None)
+    if url and not url.endswith("/"):
+        url += "/"
+    if site is None:
+        return SiteOptions(out_dir=directory, base_url=url)
+    return SiteOptions(
+        out_dir=directory,
+        base_url=url,
+        title=site.title,
+        lang=site.lang,
+        feed_entries=site.feed_entries,
+    )
+
+
+def _site_line(report: SiteReport) -> str:
+    return (
+        f"site: {report.digests} digest(s), {len(report.written)} file(s) written, "
+        f"{report.unchanged} unchanged → {report.out_dir}"
+    )
+
+
+@cli.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Site directory.")
+@click.option("--base-url", help="Public URL of the site, for links in feeds.")
+@click.option("--repo", help="Also digest this repository's window first and store it.")
+@click.option("--date", "day", help="With --repo: the local day to digest.")
+@click.option("--since", help="With --repo: window start.")
+@click.option("--until", help="With --repo: window end, exclusive.")
+@click.option("--tz", default=DEFAULT_TZ, show_default=True, help="With --repo: time zone.")
+@click.option("--top", default=8, show_default=True, type=click.IntRange(0, 200))
+@click.option("--lang", default="zh", show_default=True, type=click.Choice(["zh", "en"]))
+@config_option
+@db_option
+def site(
+    out: Path | None,
+    base_url: str | None,
+    repo: str | None,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str,
+    top: int,
+    lang: str,
+    config_path: Path | None,
+    db: Path | None,
+) -> None:
+    """Build the static site (pages, feeds, JSON) from the stored digests."""
+    config = optional_config(config_path)
+    options = site_options(config, out, base_url)
+    with store_for(db, config) as store:
+        if repo:
+            window = make_window(day, since, until, tz)
+            digest_options = DigestOptions(repo=repo, window=window, top=top, lang=as_lang(lang))
+            store.put_digest(build_digest(store, digest_options, TemplateWriter()))
+        report = build_site(store, options)
+    click.echo(_site_line(report))
+
+
+@cli.command()
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@config_option
+def serve(directory: Path | None, port: int, config_path: Path | None) -> None:
+    """Serve the built site on http://127.0.0.1 for a quick look (port 0: any free port)."""
+    if directory is None:
+        config = optional_config(config_path)
+        directory = config.site.dir if config is not None else Path("site")
+    server = make_server(directory, port)
+    click.echo(f"Serving {directory} at {url_of(server)} (Ctrl-C to stop)")
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def _outcome_line(outcome: DeliveryOutcome) -> str:
+    target = f"{outcome.repo} {outcome.label}" + (
+        f" ({outcome.lang})" if outcome.lang != "zh" else ""
+    )
+    if outcome.status == "sent":
+        again = f" (after {outcome.attempts - 1} failed attempt(s))" if outcome.retry else ""
+        return f"  sent          {outcome.channel}: {target}{again}"
+    if outcome.status == "already_sent":
+        return f"  already sent  {outcome.channel}: {target}"
+    return (
+        f"  FAILED        {outcome.channel}: {target}: {outcome.error} "
+        f"(attempt {outcome.attempts}; retried on the next run)"
+    )
+
+
+@cli.command()
+@click.option("--to", "targets", multiple=True, required=True, help="Channel name ('all': all).")
+@click.option("--repo", help="Only this configured repository.")
+@click.option("--date", "label", help="The stored digest's window label (default: newest).")
+@click.option("--force", is_flag=True, help="Send even if the channel already has it.")
+@config_option
+@db_option
+def publish(
+    targets: tuple[str, ...],
+    repo: str | None,
+    label: str | None,
+    force: bool,
+    config_path: Path | None,
+    db: Path | None,
+) -> None:
+    """Deliver stored digests to chat or e-mail channels from the config."""
+    config = load_config(config_file(config_path))
+    names = list(config.channels) if "all" in targets else list(dict.fromkeys(targets))
+    with httpx.Client(timeout=HTTP_TIMEOUT) as client, store_for(db, config) as store:
+        channels = build_channels(config, client)
+        outcomes = publish_stored(
+            store, config, channels, names, repo=repo, label=label, force=force
+        )
+    for outcome in outcomes:
+        click.echo(_outcome_line(outcome))
+    failed = sum(1 for o in outcomes if not o.ok)
+    if failed:
+        raise PublishError(f"{failed} delivery(ies) failed; they are retried by the next run")
+
+
+@cli.group("config")
+def config_group() -> None:
+    """Inspect the configuration file."""
+
+
+def _check_problems(config: Config) -> tuple[list[tuple[str, str]], list[str]]:
+    problems = [
+        (key, f"environment variable {var} is not set")
+        for key, var in find_missing_env(config, os.environ)
+    ]
+    can = available(build_hooks())
+    for index, repo in enumerate(config.repos):
+        if repo.source not in can["source"]:
+            problems.append(
+                (f"repos[{index}].source", f"{repo.source!r} is not available in this build")
+            )
+        if repo.writer not in can["writer"]:
+            problems.append(
+                (f"repos[{index}].writer", f"{repo.writer!r} is not available in this build")
+            )
+        if repo.source == "jsonl" and repo.path is not None and not repo.path.is_file():
+            problems.append((f"repos[{index}].path", f"no such file: {repo.path}"))
+        if repo.preset is not None and not repo.preset.is_file():
+            problems.append((f"repos[{index}].preset", f"no such file: {repo.preset}"))
+    warnings = []
+    if config.channels and not config.site.base_url:
+        warnings.append("site.base_url: not set; messages cannot link to the full digest page")
+    return problems, warnings
+
+
+def _describe(config: Config) -> list[str]:
+    lines = []
+    for repo in config.repos:
+        routes = ", ".join(config.channels_for(repo)) or "no channels"
+        lines.append(
+            f"  repo {repo.name}: {repo.source} → {repo.writer} writer, {repo.window} in "
+            f"{repo.timezone}, top {repo.top}, {repo.lang} → {routes}"
+        )
+    for name, channel in config.channels.items():
+        extra = ""
+        if channel.type == "email":
+            extra = f" via {channel.host}:{channel.effective_port} ({channel.security})"
+        elif getattr(channel, "secret_env", None):
+            extra = " (signed)"
+        lines.append(f"  channel {name}: {channel.type}{extra}")
+    lines.append(f"  site: {config.site.dir} ({config.site.base_url or 'no base_url'})")
+    return lines
+
+
+@config_group.command("check")
+@config_option
+def config_check(config_path: Path | None) -> None:
+    """Validate the config file; each problem names its key."""
+    path = config_file(config_path)
+    config = load_config(path)
+    problems, warnings = _check_problems(config)
+    for warning in warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    if problems:
+        raise ConfigFileError(str(path), problems)
+    click.echo(f"{path}: OK")
+    for line in _describe(config):
+        click.echo(line)
+
+
+def _run_lines(report: RunReport) -> list[str]:
+    lines = []
+    for run in report.repos:
+        head = f"{run.repo} {run.label or ''}".rstrip()
+        if run.error:
+            lines.append(f"{head}: FAILED: {run.error}")
+            continue
+        parts = []
+        if run.sync is not None:
+            r = run.sync.result
+            parts.append(f"synced {r.new} new, {r.updated} updated, {r.unchanged} unchanged")
+        if run.digest is not None:
+            state = "stored" if run.digest.changed else "unchanged"
+            parts.append(f"digest {state} ({run.digest.total} PRs)")
+        lines.append(f"{head}: " + " · ".join(parts))
+        lines += [f"  problem: {p}" for p in (run.sync.problems if run.sync else ())]
+        lines += [_outcome_line(d) for d in run.deliveries]
+    if report.retried:
+        lines.append("earlier failed deliveries:")
+        lines += [_outcome_line(d) for d in report.retried]
+    if report.site is not None:
+        lines.append(_site_line(report.site))
+    if report.site_error:
+        lines.append(f"site: FAILED: {report.site_error}")
+    return lines
+
+
+def _problem_count(report: RunReport) -> int:
+    count = sum(1 for r in report.repos if r.error) + (1 if report.site_error else 0)
+    count += sum(len(r.sync.problems) for r in report.repos if r.sync)
+    count += sum(1 for r in report.repos for d in r.deliveries if not d.ok)
+    return count + sum(1 for d in report.retried if not d.ok)
+
+
+@cli.command("run-all")
+@config_option
+@click.option("--date", "day", help="Digest this local day instead of yesterday.")
+@click.option("--repo", help="Only this configured repository.")
+@click.option("--no-publish", is_flag=True, help="Sync, digest and build the site; post nothing.")
+@db_option
+def run_all_command(
+    config_path: Path | None, day: str | None, repo: str | None, no_publish: bool, db: Path | None
+) -> None:
+    """Sync, digest, build the site and deliver, for every configured repository."""
+    config = load_config(config_file(config_path))
+    when = _parse_day(day)
+    with httpx.Client(timeout=HTTP_TIMEOUT) as client, store_for(db, config) as store:
+        report = run_all(
+            store,
+            config,
+            channels=build_channels(config, client),
+            hooks=build_hooks(),
+            day=when,
+            only=repo,
+            publish=not no_publish,
+        )
+    for line in _run_lines(report):
+        click.echo(line)
+    problems = _problem_count(report)
+    if problems:
+        raise PublishError(f"{problems} problem(s) in this run (see above)")
+
+
+def _parse_day(value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ConfigError(f"expected a date like 2026-06-10, got {value!r}", key="--date") from exc

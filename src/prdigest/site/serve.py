@@ -1,0 +1,54 @@
+"""A localhost HTTP server over a built site, for a quick look (``prdigest serve``).
+
+Only the loopback interface is bound; requests are logged through :mod:`logging`, not printed.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..errors import SiteError
+
+log = logging.getLogger("prdigest.serve")
+LOOPBACK = "127.0.0.1"
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    extensions_map: ClassVar[dict[str, str]] = {  # type: ignore[misc]
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".html": "text/html; charset=utf-8",
+        ".json": "application/json",
+        ".xml": "application/atom+xml",
+    }
+
+    def end_headers(self) -> None:
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.info("%s %s", self.address_string(), format % args)
+
+
+def make_server(directory: Path, port: int = 8000) -> ThreadingHTTPServer:
+    """A server for ``directory`` on 127.0.0.1 (``port=0`` picks a free port)."""
+    if not (directory / "index.html").is_file():
+        raise SiteError(
+            "no site here (build it with `prdigest site --out DIR`)", path=str(directory)
+        )
+    handler = functools.partial(_Handler, directory=str(directory))
+    try:
+        return ThreadingHTTPServer((LOOPBACK, port), handler)
+    except OSError as exc:
+        raise SiteError(
+            f"cannot listen on port {port}: {exc.strerror}", path=str(directory)
+        ) from exc
+
+
+def url_of(server: ThreadingHTTPServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host!s}:{port}/"
