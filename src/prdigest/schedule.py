@@ -7,11 +7,10 @@ tried again and reported. One repository failing (a bad file, an unavailable sou
 reported and does not stop the others.
 
 Sources and writers are looked up in :class:`Hooks`, keyed by the config's ``source`` and
-``writer`` values. This build has ``jsonl`` and ``template``; ``github``, ``git`` and ``llm``
-are registered as :class:`Unavailable` placeholders that raise a clear :class:`ConfigError`.
-Wiring them in is a matter of replacing the placeholder: the CLI builds the hooks in
-``prdigest.cli.publish.build_hooks`` (where credentials from the environment are at hand), e.g.
-``hooks.sources["github"] = <sync function>`` and ``hooks.writers["llm"] = <writer factory>``.
+``writer`` values. The library's defaults are ``jsonl`` and ``template``, which need no
+credentials; ``github``, ``git`` and ``llm`` start as :class:`Unavailable` placeholders and are
+filled in by the CLI (``prdigest.cli.publish.build_hooks``), where credentials from the
+environment are at hand — the library itself never reads the environment.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def github_options(func: F) -> F:
     return func
 
 
-def _token() -> Token:
+def github_token() -> Token:
     for name in TOKEN_VARIABLES:
         value = os.environ.get(name, "").strip()
         if value:
@@ -92,7 +92,7 @@ def sync_github(
     """Run one sync and return its result; a stop after the listing is raised after the summary."""
     if not REPO_PATTERN.match(repo):
         raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
-    token, endpoints = _token(), Endpoints.from_urls(api_url, graphql_url)
+    token, endpoints = github_token(), Endpoints.from_urls(api_url, graphql_url)
     with (
         httpx.Client(follow_redirects=True) as http,
         opened(db) as store,

@@ -38,7 +38,7 @@ def _env(environ: Mapping[str, str], *names: str) -> str | None:
 def llm_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> LLMSettings:
     """Settings from the environment (see the module docstring) and command-line overrides."""
     env = os.environ if environ is None else environ
-    model = _env(env, "PRDIGEST_LLM_MODEL", "OPENAI_MODEL")
+    model = overrides.pop("model", None) or _env(env, "PRDIGEST_LLM_MODEL", "OPENAI_MODEL")
     if not model:
         raise ConfigError("no model: set PRDIGEST_LLM_MODEL (or OPENAI_MODEL)", key="llm.model")
     values: dict[str, Any] = {

@@ -17,19 +17,34 @@ from pathlib import Path
 import click
 import httpx
 
-from ..config import DEFAULT_CONFIG, ChannelConfig, Config, Secret, load_config
+from ..config import DEFAULT_CONFIG, ChannelConfig, Config, RepoConfig, Secret, load_config
 from ..config import missing_env as find_missing_env
 from ..digest import DigestOptions, build_digest
 from ..errors import ConfigError, ConfigFileError, PublishError
+from ..models import Window
 from ..publish import make_channel
 from ..publish.deliver import Channel, DeliveryOutcome
-from ..schedule import Hooks, RunReport, available, default_hooks, publish_stored, run_all
+from ..schedule import (
+    Hooks,
+    RunReport,
+    SyncOutcome,
+    available,
+    default_hooks,
+    publish_stored,
+    run_all,
+)
 from ..site.builder import SiteOptions, SiteReport, build_site
 from ..site.serve import make_server, url_of
-from ..store import Store, open_store
+from ..sources.git import sync_git as sync_from_git
+from ..sources.github import Endpoints, GitHubClient, RetryPolicy, sync_window
+from ..store import Store, UpsertResult, open_store
 from ..window import DEFAULT_TZ
+from ..write import Writer
+from ..write.llm import LLMWriter
 from ..write.template import TemplateWriter
 from . import F, as_lang, cli, db_option, default_db, make_window
+from .github import github_token
+from .llm import llm_settings
 
 HTTP_TIMEOUT = 10.0
 
@@ -92,13 +107,40 @@ def build_channels(config: Config, client: httpx.Client) -> dict[str, Channel]:
 
 
 def build_hooks() -> Hooks:
-    """Sources and writers for ``run-all``.
+    """Sources and writers for ``run-all``, with the credentials the environment provides.
 
-    Integration point: sources and writers built on other branches are wired here, where the
-    environment (tokens, API keys) may be read, by replacing the placeholders, e.g.
-    ``hooks.sources["github"] = …``, ``hooks.sources["git"] = …``, ``hooks.writers["llm"] = …``.
+    GitHub reads ``GITHUB_TOKEN``/``GH_TOKEN`` (and ``GITHUB_API_URL``/``GITHUB_GRAPHQL_URL``);
+    the LLM writer reads the ``PRDIGEST_LLM_*`` variables, with the model of the repository's
+    config entry. Missing credentials fail that repository only, with a one-line reason.
     """
-    return default_hooks()
+    hooks = default_hooks()
+    hooks.sources["github"] = _sync_github
+    hooks.sources["git"] = _sync_git
+    hooks.writers["llm"] = _llm_writer
+    return hooks
+
+
+def _sync_github(store: Store, repo: RepoConfig, window: Window) -> SyncOutcome:
+    endpoints = Endpoints.from_urls(
+        os.environ.get("GITHUB_API_URL"), os.environ.get("GITHUB_GRAPHQL_URL")
+    )
+    with httpx.Client(follow_redirects=True) as http:
+        client = GitHubClient(http, github_token(), endpoints, policy=RetryPolicy())
+        result = sync_window(store, client, repo.name, window.since, window.until)
+    if result.stopped is not None:
+        raise result.stopped  # stored work is kept; the next run resumes
+    return SyncOutcome(UpsertResult(new=result.stored, unchanged=result.unchanged))
+
+
+def _sync_git(store: Store, repo: RepoConfig, window: Window) -> SyncOutcome:
+    if repo.path is None:  # the config requires it for this source
+        raise ConfigError("source 'git' needs 'path' (a local clone)", key="path")
+    result = sync_from_git(store, repo.path, repo.name, since=window.since, until=window.until)
+    return SyncOutcome(result.stored)
+
+
+def _llm_writer(repo: RepoConfig) -> Writer:
+    return LLMWriter(llm_settings(model=repo.model))
 
 
 def site_options(config: Config | None, out: Path | None, base_url: str | None) -> SiteOptions:
