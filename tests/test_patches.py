@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from unidiff import PatchSet
 
 from prdigest.analyze.patches import parse_patch
 
@@ -63,3 +64,54 @@ def test_counts_match_hunk_header(kinds: list[str]) -> None:
     assert parsed.error is None
     assert sum(1 for _ in parsed.added()) == kinds.count("+")
     assert sum(1 for _ in parsed.removed()) == kinds.count("-")
+
+
+def _unidiff_lines(path: str, patch: str) -> list[tuple[str, str, int | None, int | None, str]]:
+    """The same patch read by unidiff, the reference implementation of the hunk grammar."""
+    found = []
+    for patched in PatchSet(f"--- a/{path}\n+++ b/{path}\n{patch}\n"):
+        for hunk in patched:
+            for line in hunk:
+                if line.line_type in "+- ":
+                    found.append(
+                        (
+                            line.line_type,
+                            line.value.rstrip("\n"),
+                            line.source_line_no,
+                            line.target_line_no,
+                            (hunk.section_header or "").strip(),
+                        )
+                    )
+    return found
+
+
+hunk_bodies = st.lists(
+    st.tuples(st.sampled_from(["+", "-", " "]), st.text("abc (){}:=_", max_size=12)),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(st.lists(hunk_bodies, min_size=1, max_size=4), st.sampled_from(["", "def f(x):"]))
+def test_agrees_with_unidiff(hunks: list[list[tuple[str, str]]], header: str) -> None:
+    text, old_start, new_start = [], 1, 1
+    for body in hunks:
+        old = sum(1 for kind, _ in body if kind in "- ")
+        new = sum(1 for kind, _ in body if kind in "+ ")
+        text.append(f"@@ -{old_start},{old} +{new_start},{new} @@ {header}".rstrip())
+        text += [kind + value for kind, value in body]
+        old_start, new_start = old_start + old + 3, new_start + new + 3
+    patch = "\n".join(text)
+    parsed = parse_patch("f.py", patch)
+    assert parsed.error is None
+    ours = [
+        (line.kind, line.text, line.old_no, line.new_no, hunk.header)
+        for hunk in parsed.hunks
+        for line in hunk.lines
+    ]
+    assert ours == _unidiff_lines("f.py", patch)
+
+
+def test_hunk_longer_than_its_header_is_an_error() -> None:
+    parsed = parse_patch("a.py", "@@ -1,1 +1,1 @@\n-a\n+b\n+c")
+    assert parsed.error is not None and "expected a hunk header" in parsed.error

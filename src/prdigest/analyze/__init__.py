@@ -145,10 +145,12 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
 
     tags, subject = body.split_title(pr.title)
     files = _file_facts(pr, preset)
+    # Docs and generated files carry no symbols or line signals worth their parsing (on a long
+    # history they are almost half the patch lines); their text still counts for stale bodies.
     parsed = [
         (fact, parse_patch(fact.path, change.patch))
         for fact, change in zip(files, pr.files or (), strict=True)
-        if change.patch
+        if change.patch and fact.role is not Role.DOCS and not fact.generated
     ]
     symbols, tests, techniques = _code_facts(parsed)
     kind, kind_evidence = classify_kind(tags, subject, files, preset)
@@ -172,6 +174,7 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         commits=commits,
         remarks=remarks,
         is_test=is_test_file,
+        patch_texts=[change.patch for change in pr.files or () if change.patch],
     )
     return Dossier(
         repo=pr.repo,

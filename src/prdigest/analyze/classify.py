@@ -99,11 +99,16 @@ def _specificity(rule: AreaRule, path: str) -> int:
 
 
 def best_area(path: str, preset: Preset) -> AreaRule | None:
-    """The most specific area a path belongs to."""
-    candidates = preset.areas_of(path)
-    if not candidates:
-        return None
-    return max(candidates, key=lambda rule: (_specificity(rule, path), -preset.area.index(rule)))
+    """The most specific area a path belongs to (memoised per preset: paths recur)."""
+    seen = preset.best_areas_seen
+    if path not in seen:
+        candidates = preset.areas_of(path)
+        seen[path] = (
+            max(candidates, key=lambda rule: (_specificity(rule, path), -preset.area.index(rule)))
+            if candidates
+            else None
+        )
+    return seen[path]
 
 
 def classify_areas(tags: Sequence[str], files: Sequence[FileFact], preset: Preset) -> list[AreaRef]:

@@ -112,8 +112,29 @@ class Definition:
     indent: int
 
 
+# Words one of which every definition line of a language contains: a cheap test before regexes.
+_DEFINITION_WORDS: dict[str, re.Pattern[str]] = {
+    language: re.compile("|".join(re.escape(word) for word in words))
+    for language, words in {
+        "python": ("def ", "class "),
+        "rust": ("fn ", "struct ", "enum ", "trait ", "impl", "macro_rules!"),
+        "go": ("func", "type "),
+        "shell": ("()", "function "),
+        "js": ("function", "class ", "=>"),
+        "cpp": ("(", "class ", "struct ", "enum "),
+    }.items()
+}
+
+
 def definition_in(line: str, language: str | None) -> Definition | None:
     """The function/class a source line defines, if it defines one."""
+    if language == "python":  # by far the most lines: two substring tests beat a regex search
+        if "def " not in line and "class " not in line:
+            return None
+    else:
+        words = _DEFINITION_WORDS.get(language or "")
+        if words is None or not words.search(line):
+            return None
     stripped = line.strip()
     if not stripped or (stripped.startswith(("#", "//", "*", "/*")) and language != "shell"):
         return None
@@ -258,6 +279,9 @@ def constant_in(line: str, language: str | None) -> str | None:
     """The UPPER_CASE name a Python or shell line assigns, if any (``BUILD_RETRY_PATTERN=…``)."""
     if language not in ("python", "shell"):
         return None
+    first = line.lstrip()[:1]
+    if not (first.isupper() or first in ("_", "e", "r", "d")):  # export / readonly / declare
+        return None
     match = _CONSTANT.match(line)
     return match["name"] if match else None
 
@@ -270,34 +294,42 @@ def _walk_hunk(
     opened = header_definition(hunk.header, language)
     if opened:
         scope.stack.append(opened)
+    last: tuple[Definition, str | None] | None = None  # parent_of is asked once per target
     for line in hunk.lines:
-        if not line.text.strip():
+        text = line.text
+        body = text.lstrip()
+        if not body:
             continue
-        definition = definition_in(line.text, language)
-        constant = constant_in(line.text, language) if definition is None else None
+        definition = definition_in(text, language)
         if definition is not None:
             scope.enter(definition)
             target: Definition | None = definition
         else:
-            target = scope.current(len(line.text) - len(line.text.lstrip()))
+            target = scope.current(len(text) - len(body))
         if line.kind == CONTEXT:
             continue
-        field_name = field_in(line.text, language, target) if definition is None else None
-        if constant is not None:  # a changed constant is named for itself, not its enclosing scope
-            target, parent = Definition(constant, "constant", -1), None
-        elif field_name is not None and target is not None:
-            target, parent = Definition(field_name, "field", -1), target.name
-            constant = field_name  # counts as a definition line below
+        named = None if definition is not None else constant_in(text, language)
+        if named is not None:  # a changed constant is named for itself, not its enclosing scope
+            target, parent = Definition(named, "constant", -1), None
+        elif (
+            definition is None
+            and target is not None
+            and (field := field_in(text, language, target)) is not None
+        ):
+            target, parent, named = Definition(field, "field", -1), target.name, field
         elif target is None:
             continue
+        elif last is not None and last[0] is target:
+            parent = last[1]
         else:
             parent = scope.parent_of(target)
-        entry = stats.setdefault(
-            (target.name, parent),
-            _SymbolStats(target.name, target.kind, parent, order=len(stats)),
-        )
+            last = (target, parent)
+        entry = stats.get((target.name, parent))
+        if entry is None:
+            entry = _SymbolStats(target.name, target.kind, parent, order=len(stats))
+            stats[(target.name, parent)] = entry
         entry.lines_changed += 1
-        if definition is not None or constant is not None:
+        if definition is not None or named is not None:
             if line.kind == ADDED:
                 entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"
             else:
@@ -443,6 +475,8 @@ def extract_tests(
 ) -> list[TestFact]:
     """Test functions whose definition line the PR adds."""
     found: list[TestFact] = []
+    if language not in _TEST_LANGUAGES or (not is_test_file and language != "rust"):
+        return found  # only Rust keeps tests inside source files
     for hunk in parsed.hunks:
         previous: list[str] = []
         for line in hunk.lines:
@@ -463,6 +497,9 @@ def extract_tests(
                 )
             previous.append(line.text)
     return found
+
+
+_TEST_LANGUAGES = frozenset({"python", "rust", "shell", "go", "js"})
 
 
 def _attributes_above(previous: list[str]) -> list[str]:
@@ -534,11 +571,39 @@ def _label(technique: str, text: str, match: re.Match[str]) -> str:
     return token.group(0) if token else match.group(0)
 
 
+# Literal words one of which every technique pattern needs: a fast pre-check per line.
+_ANY_TECHNIQUE = re.compile(
+    "|".join(
+        re.escape(word)
+        for word in (
+            "parametrize",
+            "monkeypatch",
+            "Event",
+            "torch.",
+            "Fake",
+            "Dummy",
+            "Stub",
+            "Mock",
+            "patch",
+            "cat",
+            "chmod",
+            "timeout",
+            "pytest.raises",
+            "@given",
+            "hypothesis",
+            "subprocess.",
+        )
+    )
+)
+
+
 def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueFact]:
     """The first use of each notable technique in a test file's added lines."""
     seen: set[str] = set()
     found: list[TechniqueFact] = []
     for line in parsed.added():
+        if not _ANY_TECHNIQUE.search(line.text):
+            continue  # one search instead of one per technique
         for technique, pattern in TECHNIQUES:
             if technique in seen:
                 continue

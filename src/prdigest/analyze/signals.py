@@ -127,9 +127,12 @@ def _scan_added_lines(
     out: _Collector, parsed: ParsedPatch, role: Role, env_prefixes: Sequence[str]
 ) -> None:
     removed_text = "\n".join(line.text for line in parsed.removed())
+    words = _trigger_words(tuple(env_prefixes))
     pending_except: tuple[str, int | None] | None = None
     for line in parsed.added():
         text = line.text
+        if pending_except is None and not _may_signal(text, words):
+            continue  # most lines can trigger nothing; one search rules them out
         todo = _TODO.search(text)
         if todo:
             note = todo["text"].strip().rstrip("*/").strip()
@@ -204,6 +207,37 @@ def _scan_source_line(
         out.add(SignalKind.SILENT_CLAMP, clamp, path=path, line=line_no)
 
 
+@functools.lru_cache(maxsize=8)
+def _trigger_words(env_prefixes: tuple[str, ...]) -> re.Pattern[str]:
+    """Literal words one of which most line detectors need (a literal alternation is fast)."""
+    words = [
+        "TODO", "FIXME", "XXX", "HACK",  # _TODO
+        "skip", "xfail", "#[ignore]",  # _SKIP
+        "environ", "getenv", "envs.", "export",  # _ENV_CALL, _ENV_ATTR, _SHELL_EXPORT
+        "add_argument", "option(",  # _FLAG
+        "min(",  # _CLAMP_CALL
+        "except",  # _EXCEPT, _SWALLOW_ONE_LINE
+        *env_prefixes,
+    ]  # fmt: skip
+    return re.compile("|".join(re.escape(word) for word in words))
+
+
+def _may_signal(text: str, words: re.Pattern[str]) -> bool:
+    """A cheap pre-check: False only for a line no line detector below could match.
+
+    Skipping those lines changes no result (tests/test_signals.py holds this); it spares most
+    added lines the dozen regular expressions of the detectors.
+    """
+    if words.search(text):
+        return True
+    stripped = text.lstrip()
+    if "=" in stripped and (
+        stripped[:1].isupper() or (stripped[:1] == "_" and stripped[1:2].isupper())
+    ):
+        return True  # _CONST_NUMBER
+    return ("<" in text or ">" in text or "==" in text) and bool(_COMPARE_NUMBER.search(text))
+
+
 def _clamp_expression(text: str) -> str | None:
     """``min(x, len(y) - 1)`` as written: it cuts a count or index down without a word.
 
@@ -257,6 +291,7 @@ def detect(
     commits: Sequence[CommitFact] = (),
     remarks: Sequence[RemarkFact] = (),
     is_test: Callable[[FileFact], bool] = lambda f: f.role is Role.TEST,
+    patch_texts: Sequence[str] = (),
 ) -> list[SignalFact]:
     out = _Collector()
     for fact, patch in parsed:
@@ -279,7 +314,7 @@ def detect(
             provenance=Provenance(kind="check", ref=checks.failed[0]),
         )
     if coverage.diff is DiffCoverage.FULL:
-        _stale_body(out, body, [p for _, p in parsed], env_prefixes)
+        _stale_body(out, body, patch_texts, env_prefixes)
     total = sum(f.additions + f.deletions for f in files)
     if total > HUGE_PR_LINES:
         out.add(
@@ -369,7 +404,7 @@ def _unresolved(out: _Collector, threads: Sequence[ThreadFact]) -> None:
 
 
 def _stale_body(
-    out: _Collector, body: str | None, patches: Sequence[ParsedPatch], env_prefixes: Sequence[str]
+    out: _Collector, body: str | None, patch_texts: Sequence[str], env_prefixes: Sequence[str]
 ) -> None:
     """Env vars the body's prose names that the final diff never mentions.
 
@@ -377,9 +412,9 @@ def _stale_body(
     that review removed; commands (code fences, ``$ …`` lines) are skipped because they
     usually set existing variables.
     """
-    diff_text = "\n".join(line.text for p in patches for h in p.hunks for line in h.lines)
-    if not body or not diff_text or not env_prefixes:
+    if not body or not patch_texts or not env_prefixes:
         return  # without known prefixes, constants and other projects' variables look the same
+    diff_text = "\n".join(patch_texts)
     in_fence = False
     for line in visible_lines(body):
         stripped = line.text.strip()

@@ -94,13 +94,28 @@ class Preset(_PresetModel):
         # service accounts are named like bots: "pre-commit-ci[bot]", "release-bot"
         return low.endswith(BOT_SUFFIXES) or low in {b.lower() for b in self.bots}
 
+    @functools.cached_property
+    def _roles_seen(self) -> dict[str, tuple[Role, bool]]:
+        return {}  # a long history touches the same paths again and again
+
     def role_of(self, path: str) -> tuple[Role, bool]:
         """(role, generated) of a path: the first role whose globs match, else source."""
+        known = self._roles_seen.get(path)
+        if known is None:
+            known = self._roles_seen[path] = self._role_of(path)
+        return known
+
+    def _role_of(self, path: str) -> tuple[Role, bool]:
         generated = _matches_any(path, self.roles.generated)
         for role in (Role.TEST, Role.CI, Role.DEPS, Role.BUILD, Role.DOCS, Role.CONFIG):
             if _matches_any(path, getattr(self.roles, role.value)):
                 return role, generated
         return Role.SOURCE, generated
+
+    @functools.cached_property
+    def best_areas_seen(self) -> dict[str, AreaRule | None]:
+        """Memo of the most specific area per path (filled by ``analyze.classify.best_area``)."""
+        return {}
 
     def areas_of(self, path: str) -> list[AreaRule]:
         return [a for a in self.area if _matches_any(path, a.paths)]

@@ -8,7 +8,7 @@ the two endpoints served it.
 
 Why not ``unidiff``: it parses hunks into line objects and renders them back, and we need the
 hunk text byte for byte (CRLF, ``\\ No newline at end of file``, odd Unicode line separators); the
-splitting itself is a few dozen lines. ``analyze.patches`` still uses ``unidiff`` to parse hunks.
+splitting itself is a few dozen lines. ``analyze.patches`` parses the hunks.
 
 Every hunk's line counts are checked against its ``@@ -a,b +c,d @@`` header, so a diff cut off
 in transit is reported (:class:`~prdigest.errors.UpstreamError`) instead of being stored as if it
