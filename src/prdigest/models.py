@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/3"
+ANALYZER_VERSION = "analyze/4"
 TRIAGE_VERSION = "triage/1"
 
 

@@ -7,7 +7,8 @@ regular expressions on purpose: they must be cheap on a 30,000-line diff and exp
 Assumptions:
 
 * "Magic threshold": an UPPER_CASE constant assigned a bare number ≥ 2 in a source file, or a
-  comparison against a literal of two or more digits. Ports, sizes in tests and version numbers
+  comparison against a literal of two or more digits in Python (C++/CUDA kernels compare
+  against tile sizes and the like by design). Ports, sizes in tests and version numbers
   are not flagged because only source-role files are scanned.
 * "Env var": a name read from the environment (``environ[…]``, ``getenv(…)``, ``envs.X``)
   or, where the preset gives prefixes (``VLLM_``), any new token with that prefix that the
@@ -187,7 +188,7 @@ def _scan_source_line(
                 line=line_no,
                 value=const["value"],
             )
-    else:
+    elif path.endswith(".py"):  # kernels compare against constants by design; Python rarely should
         compare = _COMPARE_NUMBER.search(text)
         stripped = text.strip()
         if (
