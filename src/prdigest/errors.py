@@ -149,11 +149,19 @@ class LLMError(PrdigestError):
 
     exit_code = 9
 
-    def __init__(self, message: str, *, model: str | None = None, pr: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        pr: str | None = None,
+        status: int | None = None,
+    ) -> None:
         where = ", ".join(part for part in (model, pr) if part)
         super().__init__(f"{message} ({where})" if where else message)
         self.model = model
         self.pr = pr
+        self.status = status  # the HTTP status, when the endpoint answered one
 
 
 class LLMTimeoutError(LLMError):
@@ -163,31 +171,9 @@ class LLMTimeoutError(LLMError):
 class LLMUnavailableError(LLMError):
     """Connection failures, rate limits (429) or server errors (5xx) outlasted the retries."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        model: str | None = None,
-        pr: str | None = None,
-        status: int | None = None,
-    ) -> None:
-        super().__init__(message, model=model, pr=pr)
-        self.status = status
-
 
 class LLMResponseError(LLMError):
     """A reply that cannot be used: a 4xx status, no choice, no JSON object, a wrong shape."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        model: str | None = None,
-        pr: str | None = None,
-        status: int | None = None,
-    ) -> None:
-        super().__init__(message, model=model, pr=pr)
-        self.status = status
 
 
 class LLMBudgetError(LLMError):
