@@ -33,8 +33,8 @@ from prdigest.write.llm.prompt import entry_prompt  # noqa: E402
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples  # noqa: E402
 from prdigest.write.template import TemplateWriter  # noqa: E402
 
-from conftest import fixture_prs  # noqa: E402
 from fakellm import Call, FakeLLM, Reply, entry_json  # noqa: E402
+from llm_support import fixture_prs  # noqa: E402
 
 BUDGET = 8_000
 UNLIMITED = 10_000_000
