@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import threading
@@ -21,16 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "prs"
 DEFAULT_OUT = ROOT / "docs" / "images" / "digest-page.png"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from publish_support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the flags the tests use)
 
 
 def build_site(workdir: Path, day: str) -> Path:
@@ -70,7 +62,7 @@ def main() -> None:
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(
-                    executable_path=os.environ.get("PRDIGEST_CHROMIUM", "/usr/bin/chromium"),
+                    executable_path=CHROMIUM,
                     args=CHROMIUM_ARGS,
                 )
                 page = browser.new_page(

@@ -17,6 +17,7 @@ import pytest
 
 from prdigest.site.builder import SiteOptions, build_site, page_path
 from prdigest.site.serve import make_server, url_of
+
 from publish_support import (
     CHROMIUM_ARGS,
     DAYS,

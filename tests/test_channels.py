@@ -40,6 +40,7 @@ from prdigest.publish.webhooks import (
     WebhookChannel,
     WeComChannel,
 )
+
 from publish_support import (
     EVIL_NUMBER,
     Received,

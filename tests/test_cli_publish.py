@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from prdigest.cli import main
+
 from publish_support import REPO, Received, fixture_record_data, receiver, write_jsonl
 
 TOKEN = "SUPERSECRETTOKEN"

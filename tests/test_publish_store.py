@@ -12,6 +12,7 @@ from sqlalchemy import create_engine, inspect
 from prdigest.models import Digest
 from prdigest.store import HEAD_REVISION, open_store, schema
 from prdigest.store.publish import digest_hash
+
 from publish_support import REPO, fixture_store, make_digest
 
 

@@ -15,6 +15,7 @@ from prdigest.publish import make_channel
 from prdigest.publish.deliver import Channel
 from prdigest.schedule import available, default_hooks, publish_stored, run_all
 from prdigest.store import Store, open_store
+
 from publish_support import REPO, Received, fixture_record_data, receiver, write_jsonl
 
 NOW = datetime(2026, 6, 11, 0, 30, tzinfo=UTC)  # 08:30 in Shanghai: yesterday is 2026-06-10

@@ -13,6 +13,7 @@ from prdigest.render import RENDERERS, render
 from prdigest.site.builder import MANIFEST, SiteOptions, build_site, page_path
 from prdigest.site.pages import paragraph_html
 from prdigest.store import Store
+
 from publish_support import DAYS, EVIL_NUMBER, REPO, fixture_store, make_digest, quoting_digest
 
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -262,19 +262,23 @@ class FeishuChannel(WebhookChannel):
             self._fail(f"feishu answered code {code}: {message}", response)
 
 
+def _fitted_markdown(summary: Summary, heading: str, top: int, limit: int) -> str:
+    """Heading and entry lines, with fewer top entries until the UTF-8 text fits ``limit``."""
+    while True:
+        text = "\n".join([heading, "", *_markdown_lines(summary, top)])
+        if len(text.encode("utf-8")) <= limit or top == 0:
+            return text
+        top -= 1
+
+
 class DingTalkChannel(WebhookChannel):
     """DingTalk custom robot: a markdown message; nobody is @-mentioned."""
 
     kind = "dingtalk"
 
     def payload(self, summary: Summary) -> dict[str, Any]:
-        top = self.top
-        while True:
-            heading = f"#### {chat_markdown(summary.heading)}"
-            text = "\n".join([heading, "", *_markdown_lines(summary, top)])
-            if len(text.encode("utf-8")) <= DINGTALK_LIMIT or top == 0:
-                break
-            top -= 1
+        heading = f"#### {chat_markdown(summary.heading)}"
+        text = _fitted_markdown(summary, heading, self.top, DINGTALK_LIMIT)
         return {
             "msgtype": "markdown",
             "markdown": {"title": chat_markdown(summary.heading), "text": text},
@@ -297,13 +301,8 @@ class WeComChannel(WebhookChannel):
     kind = "wecom"
 
     def payload(self, summary: Summary) -> dict[str, Any]:
-        top = self.top
-        while True:
-            heading = f"**{chat_markdown(summary.heading)}**"
-            content = "\n".join([heading, "", *_markdown_lines(summary, top)])
-            if len(content.encode("utf-8")) <= WECOM_LIMIT or top == 0:
-                break
-            top -= 1
+        heading = f"**{chat_markdown(summary.heading)}**"
+        content = _fitted_markdown(summary, heading, self.top, WECOM_LIMIT)
         return {"msgtype": "markdown", "markdown": {"content": content}}
 
 

@@ -30,7 +30,6 @@ TEXT = {
         "merged": "合并 PR {total} 个",
         "selection": "本摘要是精选：{selected} 个 PR 附导读，其余 {rest} 个按方向列在“其他合并”。",
         "others": "其他合并",
-        "no_entry": "（未选入导读）",
         "no_reviews": "注：{count} 个 PR 的记录不含评审数据（例如来自 git），"
         "其导读不涉及评审讨论。",
     },
@@ -41,7 +40,6 @@ TEXT = {
         "selection": "A selection: {selected} PRs come with a reading guide; the other {rest} are "
         "listed by area under “Other merges”.",
         "others": "Other merges",
-        "no_entry": "(not selected)",
         "no_reviews": "Note: the records of {count} PRs carry no review data (e.g. read from git); "
         "their entries say nothing about review.",
     },

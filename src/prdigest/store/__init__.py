@@ -291,13 +291,6 @@ class Store(PublishTables):
         """Checkpoints of the GitHub source (windows listed, per-PR fetch stage, ETags)."""
         return GitHubSyncState(self._engine)
 
-    def repos(self) -> list[str]:
-        table = schema.pull_requests
-        with self._engine.connect() as conn:
-            return list(
-                conn.execute(select(table.c.repo).distinct().order_by(table.c.repo)).scalars()
-            )
-
     @staticmethod
     def _load(raw: str) -> PullRequest:
         return parse_record(json.loads(raw))

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...models import Assessment, Dossier, Level
 from ...records import PullRequest
-from ...triage import LEVEL_PHRASE_EN
+from ...triage import LEVEL_PHRASE_EN, LEVEL_PHRASE_ZH
 from ..template import glossary
 from . import budget as b
 from .client import Message
@@ -57,13 +57,7 @@ def verdict_phrase(assessment: Assessment, lang: str) -> str:
         return LEVEL_PHRASE_EN[assessment.level]
     if assessment.level is Level.WORTH_READING and assessment.area and assessment.audience:
         return f"值得中等优先级精读（限于{assessment.area}方向）"
-    return {
-        Level.MUST_READ: "值得精读",
-        Level.WORTH_READING: "值得选读",
-        Level.SKIM: "快速浏览即可，不必精读",
-        Level.SKIP: "无需精读",
-        Level.LIST_ONLY: "",
-    }[assessment.level]
+    return LEVEL_PHRASE_ZH[assessment.level]
 
 
 def fence_for(data: str) -> tuple[str, str]:
