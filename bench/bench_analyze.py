@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from prdigest.analyze import analyze  # noqa: E402
-from prdigest.digest import DigestOptions, build_digest  # noqa: E402
-from prdigest.presets import load_preset  # noqa: E402
-from prdigest.records import PullRequest, parse_record  # noqa: E402
+from prdigest.core.presets import load_preset  # noqa: E402
+from prdigest.core.records import PullRequest, parse_record  # noqa: E402
+from prdigest.core.window import day_window  # noqa: E402
+from prdigest.pipeline.digest import DigestOptions, build_digest  # noqa: E402
 from prdigest.store import open_store  # noqa: E402
 from prdigest.triage import assess  # noqa: E402
-from prdigest.window import day_window  # noqa: E402
 from prdigest.write.template import TemplateWriter  # noqa: E402
 
 from conftest import REPO, all_fixtures  # noqa: E402

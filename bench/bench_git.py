@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prdigest.analyze import analyze
-from prdigest.presets import load_preset
-from prdigest.records import PullRequest
+from prdigest.core.presets import load_preset
+from prdigest.core.records import PullRequest
 from prdigest.sources.git import read_prs, resolve_branch
 from prdigest.store import open_store
 

@@ -24,7 +24,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from prdigest.records import parse_record  # noqa: E402
+from prdigest.core.records import parse_record  # noqa: E402
 from prdigest.sources.github import sync_window  # noqa: E402
 from prdigest.store import open_store  # noqa: E402
 

@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from prdigest.analyze import analyze  # noqa: E402
-from prdigest.models import Assessment, Dossier, Level  # noqa: E402
-from prdigest.presets import load_preset  # noqa: E402
-from prdigest.records import FileChange, PullRequest  # noqa: E402
+from prdigest.core.models import Assessment, Dossier, Level  # noqa: E402
+from prdigest.core.presets import load_preset  # noqa: E402
+from prdigest.core.records import FileChange, PullRequest  # noqa: E402
 from prdigest.triage import assess  # noqa: E402
 from prdigest.write import WriteRequest  # noqa: E402
 from prdigest.write.llm import LLMSettings, LLMWriter  # noqa: E402

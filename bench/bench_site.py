@@ -20,11 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from prdigest.digest import DigestOptions, build_digest  # noqa: E402
-from prdigest.records import parse_record  # noqa: E402
-from prdigest.site.builder import SiteOptions, build_site  # noqa: E402
+from prdigest.core.records import parse_record  # noqa: E402
+from prdigest.core.window import day_window  # noqa: E402
+from prdigest.pipeline.digest import DigestOptions, build_digest  # noqa: E402
+from prdigest.publish.site.builder import SiteOptions, build_site  # noqa: E402
 from prdigest.store import open_store  # noqa: E402
-from prdigest.window import day_window  # noqa: E402
 from prdigest.write.template import TemplateWriter  # noqa: E402
 
 REPO = "vllm-project/vllm"

@@ -15,10 +15,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from prdigest.digest import DigestOptions, build_digest  # noqa: E402
+from prdigest.core.window import day_window  # noqa: E402
+from prdigest.pipeline.digest import DigestOptions, build_digest  # noqa: E402
 from prdigest.render import render  # noqa: E402
 from prdigest.store import open_store  # noqa: E402
-from prdigest.window import day_window  # noqa: E402
 from prdigest.write.template import TemplateWriter  # noqa: E402
 
 from conftest import GOLDEN, REPO, all_fixtures  # noqa: E402

@@ -16,7 +16,7 @@ SAMPLE = ROOT / "src" / "prdigest" / "samples" / "vllm-sample.jsonl"
 
 def sample_lines() -> list[str]:
     sys.path.insert(0, str(ROOT / "src"))
-    from prdigest.records import parse_record
+    from prdigest.core.records import parse_record
 
     lines = []
     for path in sorted(FIXTURES.glob("*.json"), key=lambda p: int(p.stem)):

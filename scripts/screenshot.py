@@ -27,11 +27,11 @@ from publish_support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the flags th
 
 def build_site(workdir: Path, day: str) -> Path:
     sys.path.insert(0, str(ROOT / "src"))
-    from prdigest.digest import DigestOptions, build_digest
-    from prdigest.records import parse_record
-    from prdigest.site.builder import SiteOptions, build_site, page_path
+    from prdigest.core.records import parse_record
+    from prdigest.core.window import day_window
+    from prdigest.pipeline.digest import DigestOptions, build_digest
+    from prdigest.publish.site.builder import SiteOptions, build_site, page_path
     from prdigest.store import open_store
-    from prdigest.window import day_window
     from prdigest.write.template import TemplateWriter
 
     records = [parse_record(json.loads(p.read_text("utf-8"))) for p in FIXTURES.glob("*.json")]
@@ -52,7 +52,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from prdigest.site.serve import make_server, url_of
+    from prdigest.publish.site.serve import make_server, url_of
 
     with tempfile.TemporaryDirectory(prefix="prdigest-shot-") as tmp:
         page_rel = build_site(Path(tmp), args.date)

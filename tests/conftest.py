@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from prdigest.analyze import analyze
-from prdigest.models import Dossier
-from prdigest.presets import Preset, load_preset
-from prdigest.records import PullRequest, parse_record
+from prdigest.core.models import Dossier
+from prdigest.core.presets import Preset, load_preset
+from prdigest.core.records import PullRequest, parse_record
 from prdigest.store import Store, open_store
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from prdigest.analyze import analyze
-from prdigest.models import Assessment, Dossier
-from prdigest.presets import load_preset
-from prdigest.records import PullRequest, parse_record
+from prdigest.core.models import Assessment, Dossier
+from prdigest.core.presets import load_preset
+from prdigest.core.records import PullRequest, parse_record
 from prdigest.triage import assess
 from prdigest.write.template import TemplateWriter
 

@@ -21,8 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from prdigest.digest import DigestOptions, build_digest
-from prdigest.models import (
+from prdigest.core.models import (
     AreaGroup,
     Assessment,
     CodeRef,
@@ -34,9 +33,10 @@ from prdigest.models import (
     PRHead,
     Window,
 )
-from prdigest.records import PullRequest, parse_record
+from prdigest.core.records import PullRequest, parse_record
+from prdigest.core.window import day_window
+from prdigest.pipeline.digest import DigestOptions, build_digest
 from prdigest.store import Store, open_store
-from prdigest.window import day_window
 from prdigest.write.template import TemplateWriter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "prs"

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from prdigest.site.builder import SiteOptions, build_site, page_path
-from prdigest.site.serve import make_server, url_of
+from prdigest.publish.site.builder import SiteOptions, build_site, page_path
+from prdigest.publish.site.serve import make_server, url_of
 
 from publish_support import (
     CHROMIUM_ARGS,

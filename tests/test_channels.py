@@ -29,8 +29,8 @@ from typing import Any
 import httpx
 import pytest
 
-from prdigest.config import EmailConfig, Secret
-from prdigest.errors import DeliveryError
+from prdigest.core.errors import DeliveryError
+from prdigest.pipeline.config import EmailConfig, Secret
 from prdigest.publish.email import EmailChannel
 from prdigest.publish.summary import Summary, build_summary
 from prdigest.publish.webhooks import (

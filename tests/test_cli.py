@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from prdigest.cli import main
-from prdigest.records import PullRequest
+from prdigest.core.records import PullRequest
 
 from conftest import GOLDEN, PR_DIR, REPO
 

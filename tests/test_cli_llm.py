@@ -10,7 +10,7 @@ import pytest
 
 from prdigest.cli import main
 from prdigest.cli.llm import llm_settings
-from prdigest.errors import ConfigError
+from prdigest.core.errors import ConfigError
 from prdigest.store import HEAD_REVISION, open_store
 from test_llm_writer import SECRET, good
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import prdigest
-from prdigest import errors
+from prdigest.core import errors
 
 SRC = Path(prdigest.__file__).parent
 LIBRARY = [p for p in SRC.rglob("*.py") if "cli" not in p.relative_to(SRC).parts]

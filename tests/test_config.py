@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from prdigest import errors
-from prdigest.config import (
+from prdigest.core import errors
+from prdigest.core.errors import ConfigError, PrdigestError
+from prdigest.pipeline.config import (
     ConfigFileError,
     EmailConfig,
     Secret,
@@ -19,7 +20,6 @@ from prdigest.config import (
     parse_config,
     report_window,
 )
-from prdigest.errors import ConfigError, PrdigestError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "publish.md"
 EXAMPLE = """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from prdigest.analyze import analyze
-from prdigest.presets import Preset
+from prdigest.core.presets import Preset
 
 from conftest import make_pr
 

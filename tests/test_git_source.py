@@ -14,14 +14,14 @@ from click.testing import CliRunner
 from git_helpers import CAROL, DEPENDABOT, ScriptedRepo
 from prdigest.analyze import analyze, coverage_of
 from prdigest.cli import cli, main
-from prdigest.errors import ConfigError
-from prdigest.models import DiffCoverage
-from prdigest.presets import load_preset
-from prdigest.records import FileChange, PullRequest
+from prdigest.core.errors import ConfigError
+from prdigest.core.models import DiffCoverage
+from prdigest.core.presets import load_preset
+from prdigest.core.records import FileChange, PullRequest
+from prdigest.core.window import day_window
 from prdigest.sources.git import SkippedCommit, read_prs, sync_git
 from prdigest.sources.git.logparse import MAX_PATCH_BYTES, MAX_PATCH_LINES
 from prdigest.store import open_store
-from prdigest.window import day_window
 
 REPO = "acme/widgets"
 DAY = "2026-06-10"  # Asia/Shanghai: 2026-06-09T16:00Z .. 2026-06-10T16:00Z

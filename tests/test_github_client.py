@@ -7,7 +7,7 @@ import pickle
 import httpx
 import pytest
 
-from prdigest.errors import AuthError, ConfigError, RateLimitError, UpstreamError
+from prdigest.core.errors import AuthError, ConfigError, RateLimitError, UpstreamError
 from prdigest.sources.github import Endpoints, GitHubClient, Token
 from prdigest.sources.github.client import DIFF_ACCEPT
 from prdigest.sources.github.limits import Kind

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prdigest.errors import UpstreamError
+from prdigest.core.errors import UpstreamError
 from prdigest.sources.github.diff import FileDiff, count_hunk_lines, split_diff, unquote
 
 from fakegithub import load_fixtures

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from prdigest.errors import RateLimitError
+from prdigest.core.errors import RateLimitError
 from prdigest.sources.github import Endpoints, GitHubClient, RetryPolicy, Token
 from prdigest.sources.github.convert import file_texts_from_diff, file_texts_from_rest
 from prdigest.sources.github.diff import count_hunk_lines, split_diff

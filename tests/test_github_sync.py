@@ -18,8 +18,8 @@ import pytest
 from graphql import parse, validate
 from sqlalchemy import func, select
 
-from prdigest.errors import AuthError, RateLimitError, UpstreamError
-from prdigest.records import parse_record
+from prdigest.core.errors import AuthError, RateLimitError, UpstreamError
+from prdigest.core.records import parse_record
 from prdigest.sources.github import sync as sync_module
 from prdigest.sources.github import sync_window
 from prdigest.store import Store, open_store, schema

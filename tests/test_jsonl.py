@@ -6,8 +6,8 @@ import io
 import json
 from pathlib import Path
 
-from prdigest.errors import ImportLineError
-from prdigest.records import PullRequest
+from prdigest.core.errors import ImportLineError
+from prdigest.core.records import PullRequest
 from prdigest.sources.jsonl import parse_lines, read_records, write_records
 from prdigest.store import Store
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from prdigest.models import Level
-from prdigest.records import FileChange, PullRequest
+from prdigest.core.models import Level
+from prdigest.core.records import FileChange, PullRequest
 from prdigest.write.llm.budget import clip_to_tokens, diff_slice, estimate_tokens, rank_hunks
 from prdigest.write.llm.prompt import entry_prompt, fence_for
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples

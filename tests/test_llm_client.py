@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from prdigest.errors import (
+from prdigest.core.errors import (
     LLMResponseError,
     LLMTimeoutError,
     LLMUnavailableError,

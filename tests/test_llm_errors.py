@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prdigest import errors
+from prdigest.core import errors
 
 
 def test_every_llm_error_is_drawn_in_the_module_docstring() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.errors import InputError
-from prdigest.evaluate import bigram_jaccard, evaluate, load_generated, load_map
-from prdigest.models import Level
+from prdigest.core.errors import InputError
+from prdigest.core.models import Level
+from prdigest.write.evaluate import bigram_jaccard, evaluate, load_generated, load_map
 from prdigest.write.llm.style import (
     default_reference,
     load_reference,

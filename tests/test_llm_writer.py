@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.digest import DigestOptions, DigestRun, build_digest, run_digest
-from prdigest.models import Entry
-from prdigest.records import PullRequest
+from prdigest.core.models import Entry
+from prdigest.core.records import PullRequest
+from prdigest.core.window import day_window
+from prdigest.pipeline.digest import DigestOptions, DigestRun, build_digest, run_digest
 from prdigest.render import render
 from prdigest.store import Store, open_store
-from prdigest.window import day_window
 from prdigest.write import WriteRequest
 from prdigest.write.llm import LLMSettings, LLMWriter
 from prdigest.write.template import TemplateWriter

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from prdigest.models import Kind, Role
-from prdigest.presets import load_preset
+from prdigest.core.models import Kind, Role
+from prdigest.core.presets import load_preset
 
 PRESET = load_preset("vllm-project/vllm")
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from prdigest.cli import cli
-from prdigest.config import parse_config
+from prdigest.pipeline.config import parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = (ROOT / "docs" / "publish.md").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 
-from prdigest.models import Digest
+from prdigest.core.models import Digest
 from prdigest.store import HEAD_REVISION, open_store, schema
 from prdigest.store.publish import digest_hash
 

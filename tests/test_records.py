@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from prdigest.errors import RecordError
-from prdigest.records import PullRequest, parse_record, record_json_schema
+from prdigest.core.errors import RecordError
+from prdigest.core.records import PullRequest, parse_record, record_json_schema
 
 
 def test_every_fixture_validates_and_round_trips(records: list[PullRequest]) -> None:

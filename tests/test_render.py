@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.digest import DigestOptions, build_digest
-from prdigest.models import Digest
+from prdigest.core.models import Digest
+from prdigest.core.window import day_window
+from prdigest.pipeline.digest import DigestOptions, build_digest
 from prdigest.render import RENDERERS, render
 from prdigest.render.markdown import escape
 from prdigest.store import Store
-from prdigest.window import day_window
 from prdigest.write.template import TemplateWriter
 
 from conftest import GOLDEN, REPO, file_patch, make_pr

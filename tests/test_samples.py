@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from prdigest.records import PullRequest, parse_record
+from prdigest.core.records import PullRequest, parse_record
 
 EXAMPLE_DIGEST_PRS = {
     56908,

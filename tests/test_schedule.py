@@ -9,11 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from prdigest.config import Config, Secret, parse_config
-from prdigest.errors import ConfigError
+from prdigest.core.errors import ConfigError
+from prdigest.pipeline.config import Config, Secret, parse_config
+from prdigest.pipeline.run_all import available, default_hooks, publish_stored, run_all
 from prdigest.publish import make_channel
 from prdigest.publish.deliver import Channel
-from prdigest.schedule import available, default_hooks, publish_stored, run_all
 from prdigest.store import Store, open_store
 
 from publish_support import REPO, Received, fixture_record_data, receiver, write_jsonl
@@ -184,7 +184,7 @@ def test_hooks_are_the_integration_point(tmp_path: Path, store: Store) -> None:
     calls = []
 
     def fake_git(store: Store, repo: object, window: object) -> object:
-        from prdigest.schedule import SyncOutcome
+        from prdigest.pipeline.run_all import SyncOutcome
         from prdigest.store import UpsertResult
 
         calls.append(repo)

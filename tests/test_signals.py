@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from prdigest.analyze import analyze
-from prdigest.models import SignalKind
-from prdigest.presets import Preset
+from prdigest.core.models import SignalKind
+from prdigest.core.presets import Preset
 
 from conftest import file_patch, make_pr
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.models import CodeRef, Entry
+from prdigest.core.models import CodeRef, Entry
+from prdigest.publish.site.builder import MANIFEST, SiteOptions, build_site, page_path
 from prdigest.render import RENDERERS, render
-from prdigest.site.builder import MANIFEST, SiteOptions, build_site, page_path
-from prdigest.site.pages import paragraph_html
+from prdigest.render.html import paragraph_html
 from prdigest.store import Store
 
 from publish_support import DAYS, EVIL_NUMBER, REPO, fixture_store, make_digest, quoting_digest

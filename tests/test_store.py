@@ -11,10 +11,10 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 
 from prdigest.analyze import analyze
-from prdigest.errors import NotFoundError, StorageError
-from prdigest.models import ANALYZER_VERSION
-from prdigest.presets import Preset
-from prdigest.records import PullRequest
+from prdigest.core.errors import NotFoundError, StorageError
+from prdigest.core.models import ANALYZER_VERSION
+from prdigest.core.presets import Preset
+from prdigest.core.records import PullRequest
 from prdigest.store import HEAD_REVISION, Store, content_hash, open_store
 from prdigest.store.schema import metadata
 from prdigest.triage import assess

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from prdigest.models import Dossier, Level
-from prdigest.records import PullRequest
+from prdigest.core.models import Dossier, Level
+from prdigest.core.records import PullRequest
 from prdigest.triage import assess
 from prdigest.write.template import TemplateWriter, space_cjk, title_for
 

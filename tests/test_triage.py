@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from prdigest.analyze import analyze
-from prdigest.models import Dossier, Level
-from prdigest.presets import Preset
+from prdigest.core.models import Dossier, Level
+from prdigest.core.presets import Preset
 from prdigest.triage import assess, rank, select
 
 from conftest import file_patch, make_pr

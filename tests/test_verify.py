@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from prdigest.models import Level
-from prdigest.verify import Grounds, chinese_share, verdict_of, verify_entry, verify_title
+from prdigest.core.models import Level
 from prdigest.write.llm.prompt import verdict_phrase
+from prdigest.write.llm.verify import Grounds, chinese_share, verdict_of, verify_entry, verify_title
 from prdigest.write.template import TemplateWriter
 
 from llm_support import analyzed, fixture_prs, good_paragraph

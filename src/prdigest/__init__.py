@@ -7,17 +7,16 @@ The pipeline (DESIGN §2): sources → :class:`PullRequest` → store → :func:
 
 from __future__ import annotations
 
-from .analyze import analyze
-from .digest import DigestOptions, build_digest
-from .errors import PrdigestError
-from .models import Assessment, Digest, Dossier, Entry, Level
-from .records import PullRequest, parse_record
-from .render import render
-from .store import Store, open_store
-from .triage import assess
-from .write.template import TemplateWriter
-
-__version__ = "0.1.0"
+from prdigest.analyze import analyze
+from prdigest.core.errors import PrdigestError
+from prdigest.core.models import Assessment, Digest, Dossier, Entry, Level
+from prdigest.core.records import PullRequest, parse_record
+from prdigest.core.version import __version__
+from prdigest.pipeline.digest import DigestOptions, build_digest
+from prdigest.render import render
+from prdigest.store import Store, open_store
+from prdigest.triage import assess
+from prdigest.write.template import TemplateWriter
 
 __all__ = [
     "Assessment",

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ..models import (
+from prdigest.analyze import body, discussion, signals
+from prdigest.analyze.classify import classify_areas, classify_kind
+from prdigest.analyze.code import extract_symbols, extract_techniques, extract_tests, language_of
+from prdigest.analyze.patches import ParsedPatch, parse_patch
+from prdigest.core.models import (
     ANALYZER_VERSION,
     Coverage,
     DiffCoverage,
@@ -21,12 +25,8 @@ from ..models import (
     TechniqueFact,
     TestFact,
 )
-from ..presets import Preset
-from ..records import PullRequest
-from . import body, discussion, signals
-from .classify import classify_areas, classify_kind
-from .code import extract_symbols, extract_techniques, extract_tests, language_of
-from .patches import ParsedPatch, parse_patch
+from prdigest.core.presets import Preset
+from prdigest.core.records import PullRequest
 
 __all__ = ["analyze", "coverage_of"]
 

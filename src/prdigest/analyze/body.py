@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..models import ClaimFact, Provenance, SectionFact, Series
+from prdigest.core.models import ClaimFact, Provenance, SectionFact, Series
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HEADING = re.compile(r"^\s{0,3}(#{1,4})\s+(.+?)\s*#*\s*$")

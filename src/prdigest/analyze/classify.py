@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..models import AreaRef, FileFact, Kind, Role
-from ..presets import AreaRule, Preset
+from prdigest.core.models import AreaRef, FileFact, Kind, Role
+from prdigest.core.presets import AreaRule, Preset
 
 _TITLE_WORDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.REVERT, re.compile(r"^revert\b", re.I)),
@@ -88,7 +88,7 @@ def classify_kind(
 
 
 def _specificity(rule: AreaRule, path: str) -> int:
-    from ..presets import glob_to_regex
+    from prdigest.core.presets import glob_to_regex
 
     best = -1
     for pattern in rule.paths:

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..models import Provenance, SymbolFact, TechniqueFact, TestFact
-from .patches import ADDED, CONTEXT, REMOVED, Hunk, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, Hunk, ParsedPatch
+from prdigest.core.models import Provenance, SymbolFact, TechniqueFact, TestFact
 
 LANGUAGES = {
     ".py": "python",

@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from ..models import (
+from prdigest.analyze.body import issue_refs
+from prdigest.core.models import (
     ChecksSummary,
     CommitFact,
     IssueFact,
@@ -23,8 +24,7 @@ from ..models import (
     ReviewerFact,
     ThreadFact,
 )
-from ..records import PullRequest
-from .body import issue_refs
+from prdigest.core.records import PullRequest
 
 IsBot = Callable[[str | None, str | None], bool]
 

@@ -25,7 +25,9 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from ..models import (
+from prdigest.analyze.body import visible_lines
+from prdigest.analyze.patches import ParsedPatch
+from prdigest.core.models import (
     ChecksSummary,
     CommitFact,
     Coverage,
@@ -41,8 +43,6 @@ from ..models import (
     TestFact,
     ThreadFact,
 )
-from .body import visible_lines
-from .patches import ParsedPatch
 
 _TODO = re.compile(
     r"(?:#|//|/\*|\*|--)\s*(?P<tag>TODO|FIXME|XXX|HACK)\b(?:\((?P<owner>[^)]{1,40})\))?:?\s*(?P<text>.*)"

@@ -3,7 +3,7 @@
 This module holds the click group, the options shared by commands and :func:`main`; command
 modules (``core``, and one per source or output added later) register their commands on
 :data:`cli`. Each command parses its options, calls one library function and formats the
-result. Errors raised by the library (:class:`~prdigest.errors.PrdigestError`) become one
+result. Errors raised by the library (:class:`~prdigest.core.errors.PrdigestError`) become one
 ``Error: …`` line on stderr and the error's exit code; anything else is a bug and keeps its
 traceback.
 """
@@ -20,13 +20,13 @@ from typing import Any, TypeVar
 import click
 from platformdirs import user_data_dir
 
-from .. import __version__
-from ..errors import ConfigError, PrdigestError
-from ..models import Window
-from ..render import RENDERERS
-from ..store import Store, open_store
-from ..window import DEFAULT_TZ, day_window, range_window
-from ..write import Lang
+from prdigest.core.errors import ConfigError, PrdigestError
+from prdigest.core.models import Window
+from prdigest.core.version import __version__
+from prdigest.core.window import DEFAULT_TZ, day_window, range_window
+from prdigest.render import RENDERERS
+from prdigest.store import Store, open_store
+from prdigest.write import Lang
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_PRS = 20  # below this a run is instant and a bar would only flicker
@@ -168,7 +168,7 @@ def cli() -> None:
 
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`cli`."""
-    from . import core, llm, publish, sync  # noqa: F401  (git and github are helpers of sync)
+    from prdigest.cli import core, llm, publish, sync  # noqa: F401  (git and github are helpers of sync)
 
 
 _register_commands()

@@ -11,17 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..digest import DigestOptions, build_digest, explain, run_digest
-from ..errors import ImportLineError
-from ..records import record_json_schema
-from ..render import render
-from ..render.explain import explain_text
-from ..sources.jsonl import read_records, write_records
-from ..store import Store, UpsertResult
-from ..window import day_window
-from ..write import Writer
-from ..write.template import TemplateWriter
-from . import (
+from prdigest.cli import (
     as_lang,
     cli,
     db_option,
@@ -32,7 +22,17 @@ from . import (
     progress_bar,
     window_options,
 )
-from .llm import make_llm_writer, report_run, writer_options
+from prdigest.cli.llm import make_llm_writer, report_run, writer_options
+from prdigest.core.errors import ImportLineError
+from prdigest.core.records import record_json_schema
+from prdigest.core.window import day_window
+from prdigest.pipeline.digest import DigestOptions, build_digest, explain, run_digest
+from prdigest.render import render
+from prdigest.render.explain import explain_text
+from prdigest.sources.jsonl import read_records, write_records
+from prdigest.store import Store, UpsertResult
+from prdigest.write import Writer
+from prdigest.write.template import TemplateWriter
 
 SAMPLE_FILE = "vllm-sample.jsonl"
 SAMPLE_REPO = "vllm-project/vllm"

@@ -11,13 +11,13 @@ from typing import Any, TypeVar
 
 import click
 
-from ..models import Window
-from ..sources.git import GitSyncResult
-from ..sources.git import sync_git as sync_from_git
-from . import (
+from prdigest.cli import (
     opened,
     progress_bar,
 )
+from prdigest.core.models import Window
+from prdigest.sources.git import GitSyncResult
+from prdigest.sources.git import sync_git as sync_from_git
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -15,20 +15,20 @@ from typing import Any, TypeVar
 import click
 import httpx
 
-from ..errors import AuthError, ConfigError
-from ..models import Window
-from ..records import REPO_PATTERN
-from ..sources.github import (
+from prdigest.cli import (
+    opened,
+    progress_bar,
+)
+from prdigest.core.errors import AuthError, ConfigError
+from prdigest.core.models import Window
+from prdigest.core.records import REPO_PATTERN
+from prdigest.sources.github import (
     Endpoints,
     GitHubClient,
     RetryPolicy,
     SyncResult,
     Token,
     sync_window,
-)
-from . import (
-    opened,
-    progress_bar,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

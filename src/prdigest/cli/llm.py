@@ -19,13 +19,13 @@ from typing import Any, TypeVar
 import click
 from pydantic import SecretStr, ValidationError
 
-from ..digest import DigestRun
-from ..errors import ConfigError
-from ..evaluate import evaluate, format_table, load_generated, load_map
-from ..write.llm import LLMSettings, LLMWriter
-from ..write.llm.check import check_endpoint
-from ..write.llm.style import load_reference
-from . import cli, db_option, emit, opened
+from prdigest.cli import cli, db_option, emit, opened
+from prdigest.core.errors import ConfigError
+from prdigest.pipeline.digest import DigestRun
+from prdigest.write.evaluate import evaluate, format_table, load_generated, load_map
+from prdigest.write.llm import LLMSettings, LLMWriter
+from prdigest.write.llm.check import check_endpoint
+from prdigest.write.llm.style import load_reference
 
 OPENAI_URL = "https://api.openai.com/v1"
 F = TypeVar("F", bound=Callable[..., Any])

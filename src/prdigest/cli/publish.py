@@ -1,7 +1,7 @@
 """Publish commands: site, serve, publish, config check, run-all.
 
 This is where secrets enter: the config names environment variables, and :func:`channel_secrets`
-reads their values into :class:`~prdigest.config.Secret` objects for the channels. Nothing here
+reads their values into :class:`~prdigest.pipeline.config.Secret` objects for the channels. Nothing here
 prints a secret; outcomes are reported by channel name.
 """
 
@@ -17,14 +17,23 @@ from pathlib import Path
 import click
 import httpx
 
-from ..config import DEFAULT_CONFIG, ChannelConfig, Config, RepoConfig, Secret, load_config
-from ..config import missing_env as find_missing_env
-from ..digest import DigestOptions, build_digest
-from ..errors import ConfigError, ConfigFileError, PublishError
-from ..models import Window
-from ..publish import make_channel
-from ..publish.deliver import Channel, DeliveryOutcome
-from ..schedule import (
+from prdigest.cli import F, as_lang, cli, db_option, default_db, make_window
+from prdigest.cli.github import github_token
+from prdigest.cli.llm import llm_settings
+from prdigest.core.errors import ConfigError, ConfigFileError, PublishError
+from prdigest.core.models import Window
+from prdigest.core.window import DEFAULT_TZ
+from prdigest.pipeline.config import (
+    DEFAULT_CONFIG,
+    ChannelConfig,
+    Config,
+    RepoConfig,
+    Secret,
+    load_config,
+)
+from prdigest.pipeline.config import missing_env as find_missing_env
+from prdigest.pipeline.digest import DigestOptions, build_digest
+from prdigest.pipeline.run_all import (
     Hooks,
     RunReport,
     SyncOutcome,
@@ -33,18 +42,16 @@ from ..schedule import (
     publish_stored,
     run_all,
 )
-from ..site.builder import SiteOptions, SiteReport, build_site
-from ..site.serve import make_server, url_of
-from ..sources.git import sync_git as sync_from_git
-from ..sources.github import Endpoints, GitHubClient, RetryPolicy, sync_window
-from ..store import Store, UpsertResult, open_store
-from ..window import DEFAULT_TZ
-from ..write import Writer
-from ..write.llm import LLMWriter
-from ..write.template import TemplateWriter
-from . import F, as_lang, cli, db_option, default_db, make_window
-from .github import github_token
-from .llm import llm_settings
+from prdigest.publish import make_channel
+from prdigest.publish.deliver import Channel, DeliveryOutcome
+from prdigest.publish.site.builder import SiteOptions, SiteReport, build_site
+from prdigest.publish.site.serve import make_server, url_of
+from prdigest.sources.git import sync_git as sync_from_git
+from prdigest.sources.github import Endpoints, GitHubClient, RetryPolicy, sync_window
+from prdigest.store import Store, UpsertResult, open_store
+from prdigest.write import Writer
+from prdigest.write.llm import LLMWriter
+from prdigest.write.template import TemplateWriter
 
 HTTP_TIMEOUT = 10.0
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import click
 
-from ..digest import DigestOptions
-from ..models import Window
-from . import as_lang, cli, db_option, digest_options, make_window, window_options
-from .core import WriterChoice, write_digest
-from .git import git_options, sync_from_clone
-from .github import github_options, sync_github
-from .llm import writer_options
+from prdigest.cli import as_lang, cli, db_option, digest_options, make_window, window_options
+from prdigest.cli.core import WriterChoice, write_digest
+from prdigest.cli.git import git_options, sync_from_clone
+from prdigest.cli.github import github_options, sync_github
+from prdigest.cli.llm import writer_options
+from prdigest.core.models import Window
+from prdigest.pipeline.digest import DigestOptions
 
 
 def _sync(

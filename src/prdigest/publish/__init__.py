@@ -12,10 +12,10 @@ from collections.abc import Mapping
 
 import httpx
 
-from ..config import ChannelConfig, EmailConfig, Secret
-from .deliver import Channel, UnconfiguredChannel
-from .email import EmailChannel
-from .webhooks import WEBHOOK_CHANNELS
+from prdigest.pipeline.config import ChannelConfig, EmailConfig, Secret
+from prdigest.publish.deliver import Channel, UnconfiguredChannel
+from prdigest.publish.email import EmailChannel
+from prdigest.publish.webhooks import WEBHOOK_CHANNELS
 
 
 def make_channel(

@@ -12,11 +12,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ..errors import DeliveryError
-from ..site.builder import page_url
-from ..store import Store
-from ..store.publish import StoredDigest
-from .summary import Summary, build_summary
+from prdigest.core.errors import DeliveryError
+from prdigest.publish.site.builder import page_url
+from prdigest.publish.summary import Summary, build_summary
+from prdigest.store import Store
+from prdigest.store.publish import StoredDigest
 
 log = logging.getLogger("prdigest.publish")
 
@@ -34,7 +34,7 @@ class Channel(Protocol):
         ...
 
     def send(self, summary: Summary) -> None:
-        """Deliver, or raise :class:`~prdigest.errors.DeliveryError`."""
+        """Deliver, or raise :class:`~prdigest.core.errors.DeliveryError`."""
         ...
 
 

@@ -2,7 +2,7 @@
 
 Security is ``starttls`` (port 587 by default), ``ssl`` (implicit TLS, port 465) or ``none``
 (a local relay only). Certificates are verified against the system store, or ``ca_file`` for a
-private CA. The password arrives as :class:`~prdigest.config.Secret` and is used only for
+private CA. The password arrives as :class:`~prdigest.pipeline.config.Secret` and is used only for
 ``LOGIN``; errors name the channel and the SMTP reply code, never the password.
 
 The HTML part comes from the ``email.html`` template (autoescape on) with the same escaped
@@ -18,11 +18,11 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any
 
-from ..config import EmailConfig, Secret
-from ..errors import DeliveryError
-from ..render.common import one_line
-from ..site.pages import digest_context, environment, item_view
-from .summary import Summary
+from prdigest.core.errors import DeliveryError
+from prdigest.pipeline.config import EmailConfig, Secret
+from prdigest.publish.summary import Summary
+from prdigest.render.common import one_line
+from prdigest.render.html import digest_context, environment, item_view
 
 log = logging.getLogger("prdigest.publish")
 

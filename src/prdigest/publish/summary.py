@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import Digest, Level
-from ..render.common import LEVEL_LABEL, one_line
-from ..site.pages import TEXT, area_name, pr_url
+from prdigest.core.models import Digest, Level
+from prdigest.render.common import LEVEL_LABEL, one_line
+from prdigest.render.html import TEXT, area_name, pr_url
 
 SUMMARY_TEXT = {
     "zh": {

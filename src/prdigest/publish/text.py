@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from ..render.common import defuse_mentions, one_line
+from prdigest.render.common import defuse_mentions, one_line
 
 _LOOKALIKE = str.maketrans({"<": "＜", ">": "＞", "[": "［", "]": "］"})
 _SLACK = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})

@@ -12,7 +12,7 @@ Signatures follow the services' documented algorithms:
   ``base64(HMAC-SHA256(key=secret, message=f"{timestamp}\\n{secret}"))`` (URL-encoded once, by
   the HTTP client).
 
-The webhook URL and the secret arrive as :class:`~prdigest.config.Secret` and never appear in a
+The webhook URL and the secret arrive as :class:`~prdigest.pipeline.config.Secret` and never appear in a
 repr, a log line or an error message. The HTTP client is injected (tests pass one that talks to a
 local receiver); every request has a timeout. A request that certainly did not reach the service
 (connection refused, or 429/503 with a short ``Retry-After``) is retried a bounded number of
@@ -33,10 +33,10 @@ from typing import Any, ClassVar, NoReturn
 
 import httpx
 
-from ..config import Secret, protect_loggers, redact
-from ..errors import DeliveryError
-from .summary import Summary
-from .text import chat_markdown, slack_mrkdwn
+from prdigest.core.errors import DeliveryError
+from prdigest.pipeline.config import Secret, protect_loggers, redact
+from prdigest.publish.summary import Summary
+from prdigest.publish.text import chat_markdown, slack_mrkdwn
 
 log = logging.getLogger("prdigest.publish")
 protect_loggers("httpx", "httpcore", "prdigest")

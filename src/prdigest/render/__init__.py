@@ -1,24 +1,30 @@
 """Render: a registry of pure functions ``Digest → bytes`` (DESIGN §4).
 
-Each renderer is registered under its format name with its media type; the CLI looks formats
-up here. ``html`` and ``atom`` load Jinja2 and feedgen only when used.
+Each renderer is registered under its format name with its media type and the module that
+implements it (a ``render(digest) -> bytes`` function); the module is imported on first use, so
+a plain-text run never loads Jinja2 or feedgen. The CLI takes its ``--format`` choices from here.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
-from ..errors import ConfigError
-from ..models import Digest
-from . import atom, html, jsonout, markdown, text
+from prdigest.core.errors import ConfigError
+from prdigest.core.models import Digest
 
 
 @dataclass(frozen=True)
 class Renderer:
     name: str
     media_type: str
-    render: Callable[[Digest], bytes]
+    module: str  # implements ``render(digest: Digest) -> bytes``
+
+    def render(self, digest: Digest) -> bytes:
+        function = cast(Callable[[Digest], bytes], importlib.import_module(self.module).render)
+        return function(digest)
 
 
 RENDERERS: dict[str, Renderer] = {}
@@ -36,8 +42,8 @@ def render(digest: Digest, fmt: str) -> bytes:
     return renderer.render(digest)
 
 
-register(Renderer("text", "text/plain; charset=utf-8", text.render))
-register(Renderer("markdown", "text/markdown; charset=utf-8", markdown.render))
-register(Renderer("json", "application/json", jsonout.render))
-register(Renderer("html", "text/html; charset=utf-8", html.render))
-register(Renderer("atom", "application/atom+xml", atom.render))
+register(Renderer("text", "text/plain; charset=utf-8", "prdigest.render.text"))
+register(Renderer("markdown", "text/markdown; charset=utf-8", "prdigest.render.markdown"))
+register(Renderer("json", "application/json", "prdigest.render.jsonout"))
+register(Renderer("html", "text/html; charset=utf-8", "prdigest.render.html"))
+register(Renderer("atom", "application/atom+xml", "prdigest.render.atom"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..models import Digest, Level
+from prdigest.core.models import Digest, Level
 
 LEVEL_LABEL = {
     "zh": {

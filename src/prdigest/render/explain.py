@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..models import Assessment, Dossier
+from prdigest.core.models import Assessment, Dossier
 
 
 def _section(title: str, rows: list[str]) -> list[str]:

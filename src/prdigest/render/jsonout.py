@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..models import Digest, DigestItem
+from prdigest.core.models import Digest, DigestItem
 
 FORMAT_ID = "prdigest.digest/v1"
 

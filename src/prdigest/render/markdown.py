@@ -14,9 +14,15 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from ..models import CodeRef, Digest, DigestItem, Entry
-from ..records import mention
-from .common import LEVEL_LABEL, counts_line, defuse_mentions, empty_message, one_line
+from prdigest.core.models import CodeRef, Digest, DigestItem, Entry
+from prdigest.core.records import mention
+from prdigest.render.common import (
+    LEVEL_LABEL,
+    counts_line,
+    defuse_mentions,
+    empty_message,
+    one_line,
+)
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")

@@ -8,8 +8,8 @@ by title, grouped by area. UTF-8, no Markdown, no trailing newline (as in the ex
 
 from __future__ import annotations
 
-from ..models import Digest
-from .common import empty_message, one_line
+from prdigest.core.models import Digest
+from prdigest.render.common import empty_message, one_line
 
 
 def blocks(digest: Digest) -> list[str]:

@@ -1,7 +1,7 @@
 """JSON Lines import and export of ``prdigest.pr/v1`` records.
 
 A bad line never stops an import: :func:`read_records` yields each good record and an
-:class:`~prdigest.errors.ImportLineError` (line number and reason) for each bad one, in file
+:class:`~prdigest.core.errors.ImportLineError` (line number and reason) for each bad one, in file
 order, so the caller can store the good ones and report the bad ones.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from ..errors import ImportLineError, InputError, RecordError
-from ..records import PullRequest, parse_record
+from prdigest.core.errors import ImportLineError, InputError, RecordError
+from prdigest.core.records import PullRequest, parse_record
 
 
 def parse_lines(

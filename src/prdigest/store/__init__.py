@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Engine, create_engine, delete, event, func, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..errors import NotFoundError, StorageError
-from ..models import Assessment, Dossier, Entry
-from ..records import PullRequest, parse_record
-from . import schema
-from .github_state import GitHubSyncState
-from .publish import PublishTables
+from prdigest.core.errors import NotFoundError, StorageError
+from prdigest.core.models import Assessment, Dossier, Entry
+from prdigest.core.records import PullRequest, parse_record
+from prdigest.store import schema
+from prdigest.store.checkpoints import GitHubSyncState
+from prdigest.store.publish import PublishTables
 
 if TYPE_CHECKING:
-    from ..write import UsageRecord
+    from prdigest.write import UsageRecord
 
 HEAD_REVISION = "0004"  # newest migration; a test keeps it equal to alembic's head
 

@@ -1,7 +1,7 @@
 """Produced digests and the delivery log (tables of migration 0004).
 
 :class:`PublishTables` is mixed into :class:`~prdigest.store.Store`. A digest is stored as the
-JSON of :class:`~prdigest.models.Digest`, keyed by (repo, window label, language); storing an
+JSON of :class:`~prdigest.core.models.Digest`, keyed by (repo, window label, language); storing an
 identical digest again changes nothing, not even its ``updated_at``, so everything derived from
 it (site pages, feeds) stays byte-stable over re-runs.
 
@@ -22,9 +22,9 @@ from typing import Any, Literal
 from sqlalchemy import Engine, and_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..errors import NotFoundError, StorageError
-from ..models import Digest
-from . import schema
+from prdigest.core.errors import NotFoundError, StorageError
+from prdigest.core.models import Digest
+from prdigest.store import schema
 
 DeliveryStatus = Literal["sent", "failed"]
 

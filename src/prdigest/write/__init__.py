@@ -1,4 +1,4 @@
-"""Write: turn a dossier and its assessment into an :class:`~prdigest.models.Entry`.
+"""Write: turn a dossier and its assessment into an :class:`~prdigest.core.models.Entry`.
 
 The template writer (:mod:`.template`) is deterministic, needs no network and is the default.
 Every writer has a ``key`` naming everything that shapes its output, so stored entries are
@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from ..models import Assessment, Dossier, Entry
-from ..records import PullRequest
+from prdigest.core.models import Assessment, Dossier, Entry
+from prdigest.core.records import PullRequest
 
 Lang = Literal["zh", "en"]
 

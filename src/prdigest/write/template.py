@@ -29,8 +29,8 @@ from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..analyze.discussion import is_merge_headline
-from ..models import (
+from prdigest.analyze.discussion import is_merge_headline
+from prdigest.core.models import (
     Assessment,
     ClaimFact,
     CodeRef,
@@ -46,8 +46,8 @@ from ..models import (
     SymbolFact,
     ThreadFact,
 )
-from ..records import mention
-from . import Lang
+from prdigest.core.records import mention
+from prdigest.write import Lang
 
 TEMPLATE_VERSION = "template/2"
 MAX_PARAGRAPH = {"zh": 460, "en": 800}  # English words run longer than Chinese characters

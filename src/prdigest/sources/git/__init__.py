@@ -12,7 +12,7 @@ the default branch's history; true merges keep the merged range. No token, no ne
 
 from __future__ import annotations
 
-from .reader import Branch, SkippedCommit, read_prs, resolve_branch
-from .sync import GitSyncResult, sync_git
+from prdigest.sources.git.reader import Branch, SkippedCommit, read_prs, resolve_branch
+from prdigest.sources.git.sync import GitSyncResult, sync_git
 
 __all__ = ["Branch", "GitSyncResult", "SkippedCommit", "read_prs", "resolve_branch", "sync_git"]

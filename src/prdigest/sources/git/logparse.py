@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ...errors import SourceError
-from ...records import FileStatus
+from prdigest.core.errors import SourceError
+from prdigest.core.records import FileStatus
 
 MAX_PATCH_LINES = 20_000
 MAX_PATCH_BYTES = 1_000_000

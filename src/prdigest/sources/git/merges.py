@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from . import runner
+from prdigest.sources.git import runner
 
 CHUNK = 200
 MAX_COMMITS = 250

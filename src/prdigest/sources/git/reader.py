@@ -28,12 +28,18 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ...errors import ConfigError
-from ...records import REPO_PATTERN, SCHEMA_ID, Commit, FileChange, PullRequest
-from . import runner
-from .logparse import LOG_FORMAT, RawCommit, RawFile, parse_log
-from .merges import BranchCommit, MergeCommits
-from .message import Person, PRMessage, authors, head_owner_and_branch, parse_message
+from prdigest.core.errors import ConfigError
+from prdigest.core.records import REPO_PATTERN, SCHEMA_ID, Commit, FileChange, PullRequest
+from prdigest.sources.git import runner
+from prdigest.sources.git.logparse import LOG_FORMAT, RawCommit, RawFile, parse_log
+from prdigest.sources.git.merges import BranchCommit, MergeCommits
+from prdigest.sources.git.message import (
+    Person,
+    PRMessage,
+    authors,
+    head_owner_and_branch,
+    parse_message,
+)
 
 # Fixed diff options: GitHub's three lines of context, renames found, no drivers or textconv.
 _DIFF_OPTIONS = (

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ...errors import ConfigError, SourceError
+from prdigest.core.errors import ConfigError, SourceError
 
 ReadLine = Callable[[int], bytes]
 

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ...records import PullRequest
-from ...store import Store, UpsertResult
-from .reader import (
+from prdigest.core.records import PullRequest
+from prdigest.sources.git.reader import (
     Branch,
     SkippedCommit,
     check_repo_name,
@@ -23,6 +22,7 @@ from .reader import (
     read_branch,
     resolve_branch,
 )
+from prdigest.store import Store, UpsertResult
 
 BATCH = 200
 MAX_SKIPPED_SHOWN = 20

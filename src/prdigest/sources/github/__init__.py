@@ -15,8 +15,14 @@ has per-request timeouts. The cost of the choice is the small request loop in :m
 
 from __future__ import annotations
 
-from .client import Endpoints, GitHubClient, RetryPolicy, Token, derive_graphql_url
-from .sync import SyncResult, sync_window
+from prdigest.sources.github.client import (
+    Endpoints,
+    GitHubClient,
+    RetryPolicy,
+    Token,
+    derive_graphql_url,
+)
+from prdigest.sources.github.sync import SyncResult, sync_window
 
 __all__ = [
     "Endpoints",

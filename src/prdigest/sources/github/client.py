@@ -9,7 +9,7 @@ clear of secondary limits), and owns the failure policy:
   at most ``secondary_attempts`` times, then stops;
 * a primary limit (also before a request, when the last response said the budget is spent)
   waits until ``x-ratelimit-reset`` if that is at most ``max_wait`` away, else stops with a
-  :class:`~prdigest.errors.RateLimitError` that says when to resume;
+  :class:`~prdigest.core.errors.RateLimitError` that says when to resume;
 * 401, a 403 that is not a rate limit, 404 and other 4xx are not retried.
 
 Every wait goes through the injected ``sleep`` and is logged, so tests never really wait. The
@@ -29,9 +29,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ... import __version__
-from ...errors import AuthError, ConfigError, RateLimitError, UpstreamError
-from .limits import (
+from prdigest.core.errors import AuthError, ConfigError, RateLimitError, UpstreamError
+from prdigest.core.version import __version__
+from prdigest.sources.github.limits import (
     Kind,
     RateLimit,
     Verdict,

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import UpstreamError
-from ...records import (
+from prdigest.core.errors import UpstreamError
+from prdigest.core.records import (
     Check,
     Comment,
     Commit,
@@ -40,7 +40,7 @@ from ...records import (
     ReviewThread,
     parse_record,
 )
-from .diff import FileDiff
+from prdigest.sources.github.diff import FileDiff
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ hunk text byte for byte (CRLF, ``\\ No newline at end of file``, odd Unicode lin
 splitting itself is a few dozen lines. ``analyze.patches`` parses the hunks.
 
 Every hunk's line counts are checked against its ``@@ -a,b +c,d @@`` header, so a diff cut off
-in transit is reported (:class:`~prdigest.errors.UpstreamError`) instead of being stored as if it
+in transit is reported (:class:`~prdigest.core.errors.UpstreamError`) instead of being stored as if it
 were whole.
 
 Assumptions: the diff comes from git (``diff --git`` sections, ``a/``/``b/`` prefixes, C-quoted
@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...errors import UpstreamError
-from ...records import FileStatus
+from prdigest.core.errors import UpstreamError
+from prdigest.core.records import FileStatus
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}

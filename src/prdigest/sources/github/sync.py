@@ -19,7 +19,7 @@ Failures: the client retries what can be retried (:mod:`.client`). A batch that 
 with a 5xx or timeout is tried once more in halves. GraphQL ``errors`` next to data make the PRs
 they point at (or the whole batch, for errors without a path) count as not fetched: they are
 asked for again one by one, and a PR that still has errors stops the run; partial data is never
-stored as complete. Any :class:`~prdigest.errors.SourceError` after the listing ends the run
+stored as complete. Any :class:`~prdigest.core.errors.SourceError` after the listing ends the run
 cleanly: :class:`SyncResult` carries it in ``stopped``, everything stored so far stays, and the
 next run resumes from the checkpoints.
 """
@@ -32,21 +32,27 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ...errors import NotFoundError, SourceError, UpstreamError
-from ...records import PullRequest
-from ...store import Store
-from ...store.github_state import DETAIL, DONE, FetchState, GitHubSyncState
-from .client import DIFF_ACCEPT, GitHubClient, GraphQLResponse
-from .convert import (
+from prdigest.core.errors import NotFoundError, SourceError, UpstreamError
+from prdigest.core.records import PullRequest
+from prdigest.sources.github.client import DIFF_ACCEPT, GitHubClient, GraphQLResponse
+from prdigest.sources.github.convert import (
     FileText,
     file_texts_from_diff,
     file_texts_from_record,
     file_texts_from_rest,
     record_from_graphql,
 )
-from .diff import split_diff
-from .limits import Kind, RateLimit
-from .queries import LIST_QUERY, Connection, PageRequest, detail_query, pages_query
+from prdigest.sources.github.diff import split_diff
+from prdigest.sources.github.limits import Kind, RateLimit
+from prdigest.sources.github.queries import (
+    LIST_QUERY,
+    Connection,
+    PageRequest,
+    detail_query,
+    pages_query,
+)
+from prdigest.store import Store
+from prdigest.store.checkpoints import DETAIL, DONE, FetchState, GitHubSyncState
 
 log = logging.getLogger(__name__)
 

@@ -6,13 +6,13 @@
 * :mod:`.budget` — token estimates and the relevance-ordered slice of a PR for a prompt;
 * :mod:`.prompt` — messages from the versioned data file ``prompts/entry-v1.toml``;
 * :mod:`.style` — reference digests in the text layout and style examples;
-* :mod:`.writer` — :class:`LLMWriter`, which verifies every entry (:mod:`prdigest.verify`),
+* :mod:`.writer` — :class:`LLMWriter`, which verifies every entry (:mod:`prdigest.write.llm.verify`),
   repairs once and falls back to the template writer.
 """
 
 from __future__ import annotations
 
-from .settings import LLMSettings
-from .writer import LLMWriter
+from prdigest.write.llm.settings import LLMSettings
+from prdigest.write.llm.writer import LLMWriter
 
 __all__ = ["LLMSettings", "LLMWriter"]

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ...models import Dossier, FileFact, Role, ThreadFact
-from ...records import Comment, PullRequest
+from prdigest.core.models import Dossier, FileFact, Role, ThreadFact
+from prdigest.core.records import Comment, PullRequest
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 CHARS_PER_TOKEN = 3.5

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from .client import LLMClient
-from .settings import LLMSettings
+from prdigest.write.llm.client import LLMClient
+from prdigest.write.llm.settings import LLMSettings
 
 PROBE = (
     {"role": "system", "content": 'Reply with the JSON object {"ok": true} and nothing else.'},

@@ -29,9 +29,9 @@ from typing import Any
 import httpx
 import openai
 
-from ...errors import LLMResponseError, LLMTimeoutError, LLMUnavailableError
-from .budget import estimate_tokens
-from .settings import LLMSettings
+from prdigest.core.errors import LLMResponseError, LLMTimeoutError, LLMUnavailableError
+from prdigest.write.llm.budget import estimate_tokens
+from prdigest.write.llm.settings import LLMSettings
 
 log = logging.getLogger("prdigest.llm")
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from ...models import Assessment, Dossier, Level
-from ...records import PullRequest
-from ...triage import LEVEL_PHRASE_EN, LEVEL_PHRASE_ZH
-from ..template import glossary
-from . import budget as b
-from .client import Message
+from prdigest.core.models import Assessment, Dossier, Level
+from prdigest.core.records import PullRequest
+from prdigest.triage import LEVEL_PHRASE_EN, LEVEL_PHRASE_ZH
+from prdigest.write.llm import budget as b
+from prdigest.write.llm.client import Message
+from prdigest.write.template import glossary
 
 PROMPT_FILE = "entry-v1.toml"
 FENCE_PREFIX = "<<<PR-DATA-"

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ...errors import ConfigError, InputError
-from ...models import Level
-from ...verify import VERDICT_PATTERNS, VERDICT_WINDOW, verdict_of
+from prdigest.core.errors import ConfigError, InputError
+from prdigest.core.models import Level
+from prdigest.write.llm.verify import VERDICT_PATTERNS, VERDICT_WINDOW, verdict_of
 
 PARAGRAPH_MIN_CHARS = 80
 EXAMPLE_MIN_CHARS = 120

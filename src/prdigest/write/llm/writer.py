@@ -2,7 +2,7 @@
 
 Flow per digest (:meth:`LLMWriter.write_batch`): one batched request for the Chinese titles of
 every listed PR that gets no paragraph, and one request per selected PR for title + paragraph,
-all concurrently under the client's limit. Each reply is verified (:mod:`prdigest.verify`);
+all concurrently under the client's limit. Each reply is verified (:mod:`prdigest.write.llm.verify`);
 a failing reply gets one repair request naming its problems; a reply that still fails is
 replaced by the template writer's entry, marked ``fallback=True``.
 
@@ -24,16 +24,16 @@ from typing import Any
 
 import httpx
 
-from ...errors import LLMBudgetError, LLMError, LLMResponseError
-from ...models import Assessment, CodeRef, Dossier, Entry, Level
-from ...verify import Grounds, Problem, verify_entry, verify_title
-from .. import BatchResult, Lang, UsageRecord, WriteRequest
-from ..template import TemplateWriter
-from . import prompt as p
-from .budget import estimate_tokens
-from .client import Completion, LLMClient, Message, Sleep
-from .settings import LLMSettings
-from .style import Reference, default_reference, format_examples, pick_examples
+from prdigest.core.errors import LLMBudgetError, LLMError, LLMResponseError
+from prdigest.core.models import Assessment, CodeRef, Dossier, Entry, Level
+from prdigest.write import BatchResult, Lang, UsageRecord, WriteRequest
+from prdigest.write.llm import prompt as p
+from prdigest.write.llm.budget import estimate_tokens
+from prdigest.write.llm.client import Completion, LLMClient, Message, Sleep
+from prdigest.write.llm.settings import LLMSettings
+from prdigest.write.llm.style import Reference, default_reference, format_examples, pick_examples
+from prdigest.write.llm.verify import Grounds, Problem, verify_entry, verify_title
+from prdigest.write.template import TemplateWriter
 
 TITLES_PER_REQUEST = 150  # one request per digest in practice; bounds the reply of huge days
 TITLE_OUTPUT_TOKENS = 48  # per title, JSON included

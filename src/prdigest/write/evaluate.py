@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .models import Level
-from .write.llm.style import Reference, ReferenceEntry
+from prdigest.core.errors import InputError
+from prdigest.core.models import Level
+from prdigest.write.llm.style import Reference, ReferenceEntry
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"(?<![\w`/.])@([A-Za-z0-9][A-Za-z0-9-]{0,38})")

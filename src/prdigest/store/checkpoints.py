@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..errors import StorageError
-from . import schema
+from prdigest.core.errors import StorageError
+from prdigest.store import schema
 
 DETAIL, DONE = "detail", "done"
 

@@ -11,7 +11,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import SiteError
+from prdigest.core.errors import SiteError
 
 log = logging.getLogger("prdigest.serve")
 LOOPBACK = "127.0.0.1"

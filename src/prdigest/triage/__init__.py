@@ -25,7 +25,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .models import TRIAGE_VERSION, Assessment, Dossier, Kind, Level, Reason, Role, SignalKind
+from prdigest.core.models import (
+    TRIAGE_VERSION,
+    Assessment,
+    Dossier,
+    Kind,
+    Level,
+    Reason,
+    Role,
+    SignalKind,
+)
 
 KIND_BASE = {
     Kind.FIX: 3.0,

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import ConfigError
-from ..models import Kind, Role
+from prdigest.core.errors import ConfigError
+from prdigest.core.models import Kind, Role
 
 BUNDLED = {"vllm-project/vllm": "vllm-project__vllm.toml"}
 BOT_SUFFIXES = ("[bot]", "-bot", "-robot")

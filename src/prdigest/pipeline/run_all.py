@@ -21,19 +21,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import NoReturn
 
-from .config import Config, RepoConfig, report_window
-from .digest import DigestOptions, build_digest
-from .errors import ConfigError, ImportLineError, NotFoundError, PrdigestError
-from .models import Window
-from .publish.deliver import Channel, DeliveryOutcome, deliver, retry_failed
-from .site.builder import SiteOptions, SiteReport, build_site
-from .sources.jsonl import read_records
-from .store import Store, UpsertResult
-from .store.publish import StoredDigest
-from .write import Writer
-from .write.template import TemplateWriter
+from prdigest.core.errors import ConfigError, ImportLineError, NotFoundError, PrdigestError
+from prdigest.core.models import Window
+from prdigest.pipeline.config import Config, RepoConfig, report_window
+from prdigest.pipeline.digest import DigestOptions, build_digest
+from prdigest.publish.deliver import Channel, DeliveryOutcome, deliver, retry_failed
+from prdigest.publish.site.builder import SiteOptions, SiteReport, build_site
+from prdigest.sources.jsonl import read_records
+from prdigest.store import Store, UpsertResult
+from prdigest.store.publish import StoredDigest
+from prdigest.write import Writer
+from prdigest.write.template import TemplateWriter
 
-log = logging.getLogger("prdigest.schedule")
+log = logging.getLogger("prdigest.pipeline.run_all")
 BATCH = 200
 
 

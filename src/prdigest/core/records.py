@@ -28,7 +28,7 @@ from pydantic import (
     field_validator,
 )
 
-from .errors import RecordError
+from prdigest.core.errors import RecordError
 
 SCHEMA_ID = "prdigest.pr/v1"
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import ConfigError
-from .models import Window
+from prdigest.core.errors import ConfigError
+from prdigest.core.models import Window
 
 DEFAULT_TZ = "Asia/Shanghai"
 

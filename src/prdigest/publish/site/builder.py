@@ -28,13 +28,20 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .. import __version__
-from ..errors import SiteError
-from ..render import render
-from ..store import Store
-from ..store.publish import StoredDigest
-from .feed import FeedItem, atom_feed
-from .pages import IndexRow, RepoSection, SiteLinks, digest_page, index_page, template_version
+from prdigest.core.errors import SiteError
+from prdigest.core.version import __version__
+from prdigest.render import render
+from prdigest.render.atom import FeedItem, atom_feed
+from prdigest.render.html import (
+    IndexRow,
+    RepoSection,
+    SiteLinks,
+    digest_page,
+    index_page,
+    template_version,
+)
+from prdigest.store import Store
+from prdigest.store.publish import StoredDigest
 
 MANIFEST = ".prdigest-site.json"
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")

@@ -30,9 +30,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from .errors import ConfigError, ConfigFileError
-from .models import Window
-from .window import DEFAULT_TZ, day_window
+from prdigest.core.errors import ConfigError, ConfigFileError
+from prdigest.core.models import Window
+from prdigest.core.window import DEFAULT_TZ, day_window
 
 DEFAULT_CONFIG = "prdigest.toml"
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analyze import analyze
-from .models import (
+from prdigest.analyze import analyze
+from prdigest.core.models import (
     ANALYZER_VERSION,
     TRIAGE_VERSION,
     AreaGroup,
@@ -31,11 +31,11 @@ from .models import (
     PRHead,
     Window,
 )
-from .presets import Preset, load_preset
-from .records import PullRequest
-from .store import Store, content_hash
-from .triage import assess, rank, select
-from .write import BatchResult, BatchWriter, Lang, UsageRecord, Writer, WriteRequest
+from prdigest.core.presets import Preset, load_preset
+from prdigest.core.records import PullRequest
+from prdigest.store import Store, content_hash
+from prdigest.triage import assess, rank, select
+from prdigest.write import BatchResult, BatchWriter, Lang, UsageRecord, Writer, WriteRequest
 
 Progress = Callable[[int, int], None]
 OTHER_AREA = {"zh": "其他", "en": "other"}

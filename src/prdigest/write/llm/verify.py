@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from .models import Assessment, Dossier, Level
-from .records import PullRequest
+from prdigest.core.models import Assessment, Dossier, Level
+from prdigest.core.records import PullRequest
 
 Lang = Literal["zh", "en"]
 Field = Literal["title", "paragraph"]
