@@ -86,7 +86,7 @@ def main() -> None:
     timed("analyze one 30,000-line patch", lambda: analyze(big, preset))
     prs = window_of_100()
     with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "b.sqlite3") as store:
-        store.upsert_prs(prs)
+        store.records.upsert(prs)
         options = DigestOptions(repo=REPO, window=day_window("2026-06-10"))
         cold = timed(
             "digest of a 100-PR window, cold (analyze+write+store)",

@@ -88,14 +88,14 @@ def ingest(
             batch.append(item)
             if len(batch) >= 200 or (limit and result.prs >= limit):
                 began = time.perf_counter()
-                store.upsert_prs(batch)
+                store.records.upsert(batch)
                 result.store += time.perf_counter() - began
                 batch.clear()
         if limit and result.prs >= limit:
             break
     if store is not None:
         began = time.perf_counter()
-        store.upsert_prs(batch)
+        store.records.upsert(batch)
         store.close()
         result.store += time.perf_counter() - began
     result.total = time.perf_counter() - start

@@ -24,9 +24,11 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from prdigest.core.models import Window  # noqa: E402
 from prdigest.core.records import parse_record  # noqa: E402
-from prdigest.sources.github import sync_window  # noqa: E402
-from prdigest.store import open_store  # noqa: E402
+from prdigest.sources.base import SyncReport, sync  # noqa: E402
+from prdigest.sources.github import GitHubClient, GitHubSource  # noqa: E402
+from prdigest.store import Store, open_store  # noqa: E402
 
 from fakegithub import (  # noqa: E402
     REPO,
@@ -83,6 +85,13 @@ def naive_rest(fake: FakeGitHub) -> int:
     return sent
 
 
+def sync_window(
+    store: Store, client: GitHubClient, repo: str, since: datetime, until: datetime
+) -> SyncReport:
+    source = GitHubSource(client, repo, store.checkpoints, store.records)
+    return sync(source, store.records, Window(since=since, until=until, tz="UTC", label="w"))
+
+
 def main() -> int:
     records = window_records(100)
     github_schema()
@@ -90,12 +99,13 @@ def main() -> int:
         store = open_store(Path(tmp) / "bench.sqlite3")
         with FakeGitHub(records) as fake, client_for(fake) as client:
             result = sync_window(store, client, REPO, WINDOW_START, WINDOW_END)
+            requests = result.details.requests  # type: ignore[attr-defined]
             ours = Counter(seen.category for seen in fake.seen)
             points = fake.budgets["graphql"].used
-            again = sync_window(store, client, REPO, WINDOW_START, WINDOW_END).requests
-            again -= result.requests
+            rerun = sync_window(store, client, REPO, WINDOW_START, WINDOW_END)
+            again = rerun.details.requests - requests  # type: ignore[attr-defined]
         exact = all(
-            store.get_pr(REPO, r["number"]).to_json_dict() == parse_record(r).to_json_dict()
+            store.records.get(REPO, r["number"]).to_json_dict() == parse_record(r).to_json_dict()
             for r in records
         )
         store.close()
@@ -106,12 +116,12 @@ def main() -> int:
     count = len(records)
     print(f"GitHub source, {count}-PR window through the fake server")
     print(
-        f"  prdigest   : {result.requests:5d} requests = {result.requests / count:.2f} per PR "
+        f"  prdigest   : {requests:5d} requests = {requests / count:.2f} per PR "
         f"({', '.join(f'{k} {v}' for k, v in sorted(ours.items()))}); "
         f"{points} GraphQL points"
     )
     print(f"  naive REST : {naive:5d} requests = {naive / count:.2f} per PR")
-    print(f"  ratio      : {naive / result.requests:.1f}x fewer requests")
+    print(f"  ratio      : {naive / requests:.1f}x fewer requests")
     print(f"  re-run with nothing changed: {again} request(s)")
     print(f"  records equal to the fixtures: {'yes' if exact else 'NO'}")
     return 0 if exact else 1

@@ -40,7 +40,7 @@ def main() -> None:
         tempfile.TemporaryDirectory(prefix="prdigest-bench-") as tmp,
         open_store(Path(tmp) / "db.sqlite3") as store,
     ):
-        store.upsert_prs(records)
+        store.records.upsert(records)
         samples = [
             build_digest(store, DigestOptions(repo=REPO, window=day_window(d)), TemplateWriter())
             for d in ("2026-06-10", "2026-06-11")
@@ -50,11 +50,11 @@ def main() -> None:
             label = (first + timedelta(days=n)).isoformat()
             sample = samples[n % 2]
             window = day_window(label)
-            store.put_digest(sample.model_copy(update={"window": window}))
+            store.digests.put(sample.model_copy(update={"window": window}))
         options = SiteOptions(out_dir=Path(tmp) / "site")
         for name in ("full build", "no-op rebuild"):
             start = time.perf_counter()
-            report = build_site(store, options)
+            report = build_site(store.digests, options)
             took = time.perf_counter() - start
             print(
                 f"{name:16} {args.days} digests: {took:6.2f} s, "
@@ -62,9 +62,9 @@ def main() -> None:
             )
         label = (first + timedelta(days=args.days)).isoformat()
         window = day_window(label)
-        store.put_digest(samples[0].model_copy(update={"window": window}))
+        store.digests.put(samples[0].model_copy(update={"window": window}))
         start = time.perf_counter()
-        report = build_site(store, options)
+        report = build_site(store.digests, options)
         took = time.perf_counter() - start
         print(
             f"{'one new day':16} {args.days + 1} digests: {took:6.2f} s, "

@@ -35,7 +35,7 @@ CASES = (
 
 def render_case(day: str, fmt: str, lang: str) -> bytes:
     with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "g.sqlite3") as store:
-        store.upsert_prs(all_fixtures())
+        store.records.upsert(all_fixtures())
         options = DigestOptions(repo=REPO, window=day_window(day), lang=lang)  # type: ignore[arg-type]
         return render(build_digest(store, options, TemplateWriter()), fmt)
 

@@ -36,10 +36,10 @@ def build_site(workdir: Path, day: str) -> Path:
 
     records = [parse_record(json.loads(p.read_text("utf-8"))) for p in FIXTURES.glob("*.json")]
     with open_store(workdir / "db.sqlite3") as store:
-        store.upsert_prs(records)
+        store.records.upsert(records)
         options = DigestOptions(repo="vllm-project/vllm", window=day_window(day))
-        store.put_digest(build_digest(store, options, TemplateWriter()))
-        build_site(store, SiteOptions(out_dir=workdir / "site"))
+        store.digests.put(build_digest(store, options, TemplateWriter()))
+        build_site(store.digests, SiteOptions(out_dir=workdir / "site"))
     return Path(page_path("vllm-project/vllm", day, "zh"))
 
 

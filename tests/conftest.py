@@ -66,7 +66,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture
 def loaded_store(store: Store, records: list[PullRequest]) -> Store:
-    store.upsert_prs(records)
+    store.records.upsert(records)
     return store
 
 

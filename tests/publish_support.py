@@ -96,7 +96,7 @@ def evil_record() -> PullRequest:
 def fixture_store(path: Path, *, evil: bool = False) -> Store:
     store = open_store(path)
     records = fixture_records() + ([evil_record()] if evil else [])
-    store.upsert_prs(records)
+    store.records.upsert(records)
     return store
 
 
@@ -145,7 +145,6 @@ def quoting_digest() -> Digest:
         merge_commit_sha="34fe84094563d6d587b79ad279b25c4172abacff",
         kind=Kind.FIX,
         area="<b>area</b>",
-        area_en="<b>area</b>",
         coverage="full",
     )
     assessment = Assessment(
@@ -155,9 +154,7 @@ def quoting_digest() -> Digest:
         score=9.0,
         reasons=(),
         audience=None,
-        audience_en=None,
         area=head.area,
-        area_en=head.area_en,
     )
     entry = Entry(
         repo=REPO,
@@ -186,9 +183,10 @@ def quoting_digest() -> Digest:
         window=window,
         lang="zh",
         selected=(item,),
-        others=(AreaGroup(area="<i>其他</i>", items=(other,)),),
+        others=(AreaGroup(area=None, name="<i>其他</i>", items=(other,)),),
         total=2,
         counts={level.value: (2 if level is Level.MUST_READ else 0) for level in Level},
+        areas={"<b>area</b>": "<b>area</b>"},
     )
 
 

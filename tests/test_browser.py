@@ -47,10 +47,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     with fixture_store(root / "db.sqlite3", evil=True) as store:
         for day in DAYS:
             digest = make_digest(store, day)
-            store.put_digest(digest)
+            store.digests.put(digest)
             counts[day] = digest.counts
-        store.put_digest(quoting_digest())
-        build_site(store, SiteOptions(out_dir=root / "out"))
+        store.digests.put(quoting_digest())
+        build_site(store.digests, SiteOptions(out_dir=root / "out"))
     server = make_server(root / "out", 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

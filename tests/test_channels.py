@@ -30,16 +30,14 @@ import httpx
 import pytest
 
 from prdigest.core.errors import DeliveryError
-from prdigest.pipeline.config import EmailConfig, Secret
-from prdigest.publish.email import EmailChannel
+from prdigest.core.secrets import Secret
+from prdigest.publish.channels.base import WebhookChannel
+from prdigest.publish.channels.dingtalk import DingTalkChannel
+from prdigest.publish.channels.email import EmailChannel, EmailConfig
+from prdigest.publish.channels.feishu import FeishuChannel
+from prdigest.publish.channels.slack import SlackChannel
+from prdigest.publish.channels.wecom import WeComChannel
 from prdigest.publish.summary import Summary, build_summary
-from prdigest.publish.webhooks import (
-    DingTalkChannel,
-    FeishuChannel,
-    SlackChannel,
-    WebhookChannel,
-    WeComChannel,
-)
 
 from publish_support import (
     EVIL_NUMBER,

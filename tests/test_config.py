@@ -10,16 +10,15 @@ import pytest
 
 from prdigest.core import errors
 from prdigest.core.errors import ConfigError, PrdigestError
+from prdigest.core.secrets import Secret
 from prdigest.pipeline.config import (
     ConfigFileError,
-    EmailConfig,
-    Secret,
     config_keys,
     load_config,
     missing_env,
     parse_config,
-    report_window,
 )
+from prdigest.publish.channels.email import EmailConfig
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "publish.md"
 EXAMPLE = """
@@ -195,12 +194,12 @@ def test_secret_is_masked() -> None:
 def test_report_window_is_yesterday_in_the_repos_zone() -> None:
     config = parse_config(REPO + 'timezone = "Asia/Shanghai"\n')
     now = datetime(2026, 6, 11, 0, 30, tzinfo=UTC)  # 08:30 in Shanghai
-    window = report_window(config.repos[0], None, now)
+    window = config.repos[0].window_for(None, now)
     assert window.label == "2026-06-10"
     assert window.since == datetime(2026, 6, 9, 16, tzinfo=UTC)
-    assert report_window(config.repos[0], date(2026, 6, 1), now).label == "2026-06-01"
+    assert config.repos[0].window_for(date(2026, 6, 1), now).label == "2026-06-01"
     weekly = parse_config(REPO + 'window = "week"\n').repos[0]
-    week = report_window(weekly, date(2026, 6, 10), now)
+    week = weekly.window_for(date(2026, 6, 10), now)
     assert week.label == "2026-06-04..2026-06-10"
     assert (week.until - week.since).days == 7
 

@@ -15,13 +15,15 @@ from git_helpers import CAROL, DEPENDABOT, ScriptedRepo
 from prdigest.analyze import analyze, coverage_of
 from prdigest.cli import cli, main
 from prdigest.core.errors import ConfigError
-from prdigest.core.models import DiffCoverage
+from prdigest.core.models import DiffCoverage, Window
 from prdigest.core.presets import load_preset
 from prdigest.core.records import FileChange, PullRequest
 from prdigest.core.window import day_window
-from prdigest.sources.git import SkippedCommit, read_prs, sync_git
+from prdigest.sources.base import Skipped as SkippedCommit
+from prdigest.sources.base import SyncReport, sync
+from prdigest.sources.git import GitSource, read_prs
 from prdigest.sources.git.logparse import MAX_PATCH_BYTES, MAX_PATCH_LINES
-from prdigest.store import open_store
+from prdigest.store import Store, open_store
 
 REPO = "acme/widgets"
 DAY = "2026-06-10"  # Asia/Shanghai: 2026-06-09T16:00Z .. 2026-06-10T16:00Z
@@ -104,6 +106,14 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo.write("src/app.py", APP_V2 + "\n# later\n")
     repo.commit("Later change (#106)", "2026-06-12T03:00:00+00:00")
     return repo.path
+
+
+def sync_git(
+    store: Store, path: Path, repo: str, *, since: datetime, until: datetime
+) -> SyncReport:
+    """One sync of a window of the clone through the sync loop, as ``prdigest sync --git``."""
+    window = Window(since=since, until=until, tz="UTC", label="w")
+    return sync(GitSource(path, repo), store.records, window)
 
 
 def day_items(clone: Path, repo: str = REPO) -> list[PullRequest | SkippedCommit]:
@@ -335,8 +345,8 @@ def test_sync_stores_and_a_second_sync_changes_nothing(clone: Path, tmp_path: Pa
     with open_store(tmp_path / "db.sqlite3") as store:
         first = sync_git(store, clone, REPO, since=window.since, until=window.until)
         second = sync_git(store, clone, REPO, since=window.since, until=window.until)
-        stored = store.get_pr(REPO, 101)
-    assert (first.commits, first.found, first.skipped, first.stored.new) == (6, 5, 1, 5)
+        stored = store.records.get(REPO, 101)
+    assert (first.details.commits, first.found, first.skipped, first.stored.new) == (6, 5, 1, 5)
     assert (second.stored.new, second.stored.updated, second.stored.unchanged) == (0, 0, 5)
     assert first.skipped_examples[0].subject == "Fix typo directly on main"
     assert stored.source == "git" and stored.reviews is None
@@ -356,9 +366,9 @@ def test_sync_never_replaces_a_richer_record(clone: Path, tmp_path: Path) -> Non
         }
     )
     with open_store(tmp_path / "db.sqlite3") as store:
-        store.upsert_prs([richer])
+        store.records.upsert([richer])
         result = sync_git(store, clone, REPO, since=window.since, until=window.until)
-        kept = store.get_pr(REPO, 101)
+        kept = store.records.get(REPO, 101)
     assert (result.kept, result.stored.new) == (1, 4)
     assert kept.title == "From GitHub"
 
@@ -367,8 +377,8 @@ def test_empty_window_reports_the_newest_commit(clone: Path, tmp_path: Path) -> 
     window = day_window("2026-07-01")
     with open_store(tmp_path / "db.sqlite3") as store:
         result = sync_git(store, clone, REPO, since=window.since, until=window.until)
-    assert (result.commits, result.found) == (0, 0)
-    assert result.newest_commit_at == datetime(2026, 6, 12, 3, tzinfo=UTC)
+    assert (result.details.commits, result.found) == (0, 0)
+    assert result.details.newest_commit_at == datetime(2026, 6, 12, 3, tzinfo=UTC)
 
 
 # -- CLI --------------------------------------------------------------------------------------

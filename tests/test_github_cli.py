@@ -155,7 +155,7 @@ def test_killed_process_resumes_without_refetching(tmp_path, capsys):
         again = {n for s in fake.seen[before:] if s.category != "graphql:list" for n in s.numbers}
     assert code == 0 and f"{40 - kept} stored, {kept} unchanged (complete)" in err
     store = open_store(db)
-    numbers = [pr.number for pr in store.iter_prs(REPO)]
+    numbers = [pr.number for pr in store.records.stream(REPO)]
     store.close()
     assert sorted(numbers) == sorted(r["number"] for r in records)  # none lost, none twice
     assert again and not again & kept_numbers  # nothing stored was fetched again

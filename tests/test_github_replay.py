@@ -15,7 +15,7 @@ from prdigest.sources.github import Endpoints, GitHubClient, RetryPolicy, Token
 from prdigest.sources.github.convert import file_texts_from_diff, file_texts_from_rest
 from prdigest.sources.github.diff import count_hunk_lines, split_diff
 from prdigest.sources.github.limits import Kind, classify, rate_limit_from_headers
-from prdigest.sources.github.sync import next_page
+from prdigest.sources.github.source import next_page
 
 from fakegithub import window_records
 from fakegithub.replay import ReplayTransport, exchanges, json_body

@@ -19,9 +19,12 @@ from graphql import parse, validate
 from sqlalchemy import func, select
 
 from prdigest.core.errors import AuthError, RateLimitError, UpstreamError
+from prdigest.core.models import Window
 from prdigest.core.records import parse_record
-from prdigest.sources.github import sync as sync_module
-from prdigest.sources.github import sync_window
+from prdigest.sources.base import SyncReport
+from prdigest.sources.base import sync as store_all
+from prdigest.sources.github import GitHubSource
+from prdigest.sources.github import source as sync_module
 from prdigest.store import Store, open_store, schema
 
 from fakegithub import (
@@ -60,7 +63,7 @@ def expected(records: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
 
 
 def stored(store: Store) -> dict[int, dict[str, Any]]:
-    return {pr.number: pr.to_json_dict() for pr in store.iter_prs(REPO)}
+    return {pr.number: pr.to_json_dict() for pr in store.records.stream(REPO)}
 
 
 def row_count(store: Store) -> int:
@@ -68,7 +71,16 @@ def row_count(store: Store) -> int:
         return int(conn.execute(select(func.count()).select_from(schema.pull_requests)).scalar())
 
 
-def sync(store: Store, fake: FakeGitHub, **options: Any) -> sync_module.SyncResult:
+def sync_window(
+    store: Store, client: Any, repo: str, since: Any, until: Any, **options: Any
+) -> SyncReport:
+    """One GitHub sync of a window through the sync loop, as ``prdigest sync`` runs it."""
+    source = GitHubSource(client, repo, store.checkpoints, store.records, **options)
+    window = Window(since=since, until=until, tz="UTC", label="w")
+    return store_all(source, store.records, window)
+
+
+def sync(store: Store, fake: FakeGitHub, **options: Any) -> SyncReport:
     policy = {k: options.pop(k) for k in list(options) if k in ("attempts", "timeout", "max_wait")}
     with client_for(fake, **policy) as client:
         return sync_window(store, client, REPO, WINDOW_START, WINDOW_END, **options)
@@ -86,16 +98,16 @@ def test_window_of_100_equals_fixtures_at_most_1_2_requests_per_pr(window, store
     with FakeGitHub(window) as fake:
         result = sync(store, fake)
         categories = Counter(seen.category for seen in fake.seen)
-    assert result.complete and result.stopped is None
-    assert result.listed == result.stored == 100
+    assert result.details.complete and result.stopped is None
+    assert result.details.listed == result.found == 100
     assert_complete(store, window)
-    assert result.requests == len(fake.seen)  # the client counts what the server saw
-    assert result.requests / 100 <= 1.2, categories
+    assert result.details.requests == len(fake.seen)  # the client counts what the server saw
+    assert result.details.requests / 100 <= 1.2, categories
     assert categories["graphql:list"] == 1
     assert categories["graphql:detail"] == 4  # batches of 25
     assert categories["diff"] == 99  # the 320-file PR goes to /files directly
     assert categories["files"] == 4 + 2 * 3  # 320 files, and two too-large fixtures (x3)
-    assert {limit.resource for limit in result.rate_limits} == {"core", "graphql"}
+    assert {limit.resource for limit in result.details.rate_limits} == {"core", "graphql"}
 
 
 def test_every_document_sent_validates_against_the_schema(small, store):
@@ -125,7 +137,7 @@ def test_rerun_with_nothing_changed_costs_only_the_listing(window, store):
         again = sync(store, fake)
         rerun = fake.seen[before:]
     assert [seen.category for seen in rerun] == ["graphql:list"]
-    assert again.stored == 0 and again.unchanged == 100 and again.complete
+    assert again.found == 0 and again.details.unchanged == 100 and again.details.complete
     assert_complete(store, window)
 
 
@@ -149,7 +161,7 @@ def test_a_changed_pr_is_refetched_and_its_diff_revalidated_with_the_etag(small,
     assert [s.category for s in rerun] == ["graphql:list", "graphql:detail", "diff"]
     assert rerun[1].numbers == (changed["number"],)
     assert rerun[2].if_none_match is not None and rerun[2].status == 304
-    assert result.stored == 1 and result.unchanged == 19
+    assert result.found == 1 and result.details.unchanged == 19
     assert_complete(store, list(fake.records.values()))
 
 
@@ -188,7 +200,7 @@ def test_fault_is_absorbed_and_the_store_is_complete(small, store, target, kind,
         result = sync(store, fake, timeout=0.3)
         waits = list(fake.clock.sleeps)
     assert fault.times == 0, "the fault was never triggered"
-    assert result.stopped is None and result.complete
+    assert result.stopped is None and result.details.complete
     assert_complete(store, small)
     if kind in ("secondary", "429") and options.get("retry_after"):
         assert options["retry_after"] in waits
@@ -223,7 +235,7 @@ def test_lasting_fault_stops_cleanly_and_the_next_run_resumes(
         fake.inject(target, kind, **options)
         first = sync(store, fake, timeout=0.3)
         assert isinstance(first.stopped, error)
-        assert not first.complete
+        assert not first.details.complete
         kept = stored(store)
         assert row_count(store) == len(kept)
         assert all(record == expected(small)[n] for n, record in kept.items())
@@ -234,8 +246,8 @@ def test_lasting_fault_stops_cleanly_and_the_next_run_resumes(
         refetched = {
             n for s in fake.seen[before:] if s.category != "graphql:list" for n in s.numbers
         }
-    assert second.complete and second.stopped is None
-    assert second.unchanged == len(kept)
+    assert second.details.complete and second.stopped is None
+    assert second.details.unchanged == len(kept)
     assert not refetched & set(kept), "a stored PR was fetched again"
     assert_complete(store, small)
 
@@ -283,7 +295,7 @@ def test_killed_midway_resumes_without_refetching_stored_prs(window, store):
     batch_two = {r["number"] for r in window[25:50]}
     assert not detail_again & batch_two
     assert batch_two - kept <= diff_again
-    assert result.complete and result.stored == 63 and result.unchanged == 37
+    assert result.details.complete and result.found == 63 and result.details.unchanged == 37
     assert_complete(store, window)
 
 
@@ -293,7 +305,7 @@ def test_search_over_the_result_cap_is_split(window, store, monkeypatch):
         result = sync(store, fake)
         listings = fake.count("graphql:list")
     assert listings >= 4
-    assert result.listed == 100
+    assert result.details.listed == 100
     assert_complete(store, window)
 
 
@@ -303,12 +315,12 @@ def test_window_bounds_are_half_open(small, store):
     at_end = dict(small[3], merged_at=WINDOW_END.strftime("%Y-%m-%dT%H:%M:%SZ"))
     with FakeGitHub([*inside, at_end]) as fake:
         result = sync(store, fake)
-    assert result.listed == 3
+    assert result.details.listed == 3
     assert set(stored(store)) == {r["number"] for r in inside}
 
 
 def test_window_listing_is_checkpointed(small, store):
-    state = store.github_state()
+    state = store.checkpoints
     with FakeGitHub(small) as fake:
         fake.inject("diff", "status", status=502, times=99, skip=3)
         sync(store, fake)
@@ -341,7 +353,7 @@ def test_enterprise_layout_with_derived_graphql_url(small, store):
             clock=fake.clock.time,
         )
         result = sync_window(store, client, REPO, WINDOW_START, WINDOW_END)
-    assert result.complete
+    assert result.details.complete
     assert_complete(store, small)
 
 
@@ -360,7 +372,7 @@ def test_token_never_reaches_logs_errors_reprs_or_the_database(small, tmp_path, 
                 repr(client.endpoints),
                 repr(result),
                 str(result.stopped),
-                result.summary(),
+                result.lines()[0],
             ]
         with client_for(fake, token="wrong-token") as bad, pytest.raises(AuthError) as refused:
             sync_window(store, bad, REPO, WINDOW_START, WINDOW_END)

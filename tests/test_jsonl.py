@@ -45,6 +45,6 @@ def test_non_utf8_line_is_one_error(records: list[PullRequest]) -> None:
 
 
 def test_export_import_round_trip(loaded_store: Store, records: list[PullRequest]) -> None:
-    text = _jsonl(list(loaded_store.iter_prs()))
+    text = _jsonl(list(loaded_store.records.stream()))
     back = [i for i in parse_lines(text.splitlines(), name="x") if isinstance(i, PullRequest)]
     assert sorted(back, key=lambda r: r.number) == sorted(records, key=lambda r: r.number)

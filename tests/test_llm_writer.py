@@ -34,7 +34,7 @@ def pristine_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A migrated database holding every fixture PR, built once and copied per test."""
     path = tmp_path_factory.mktemp("pristine") / "fixtures.sqlite3"
     with open_store(path) as built:
-        built.upsert_prs(fixture_prs())
+        built.records.upsert(fixture_prs())
         for day in ("2026-06-09", "2026-06-10", "2026-06-11"):  # store dossiers and verdicts
             options = DigestOptions(repo=REPO, window=day_window(day))
             build_digest(built, options, TemplateWriter())
@@ -228,7 +228,7 @@ def _injected(pr: PullRequest) -> PullRequest:
 def test_a_reply_obeying_an_injected_instruction_is_caught(tmp_path: Path) -> None:
     number = 56104
     store = open_store(tmp_path / "inj.sqlite3")
-    store.upsert_prs(_injected(p) if p.number == number else p for p in fixture_prs())
+    store.records.upsert(_injected(p) if p.number == number else p for p in fixture_prs())
     obeying = Reply(
         entry_json(
             "NIXL 竞态修复",

@@ -64,7 +64,7 @@ def test_output_files_are_not_tpu() -> None:
 
 
 def test_required_area_names() -> None:
-    names = {a.id: a.name for a in PRESET.area}
+    names = {a.id: a.text("zh").name for a in PRESET.area}
     assert names["kv_connector"] == "KV 连接器与 PD 分离"
     assert names["scheduler_kv_cache"] == "调度与 KV cache 管理"
     assert names["kernels"] == "算子"
@@ -75,9 +75,10 @@ def test_every_area_is_described_in_chinese() -> None:
     ids = [a.id for a in PRESET.area]
     assert len(ids) == len(set(ids))
     for area in PRESET.area:
-        assert area.name.strip() and area.audience.strip(), area.id
-        assert CJK.search(area.audience), area.id
-        assert area.name_en and area.audience_en.startswith(("engineers", "people")), area.id
+        zh, en = area.name.get("zh", ""), area.name.get("en", "")
+        assert zh.strip() and area.audience.get("zh", "").strip(), area.id
+        assert CJK.search(area.audience["zh"]), area.id
+        assert en and area.audience["en"].startswith(("engineers", "people")), area.id
         assert area.paths, area.id
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, inspect
 
 from prdigest.core.models import Digest
 from prdigest.store import HEAD_REVISION, open_store, schema
-from prdigest.store.publish import digest_hash
+from prdigest.store.digests import digest_hash
 
 from publish_support import REPO, fixture_store, make_digest
 
@@ -39,39 +39,39 @@ def test_migrated_tables_match_the_schema(tmp_path: Path) -> None:
 def test_put_digest_is_idempotent_and_round_trips(tmp_path: Path) -> None:
     with fixture_store(tmp_path / "db.sqlite3") as store:
         digest = make_digest(store, "2026-06-10")
-        first = store.put_digest(digest)
+        first = store.digests.put(digest)
         assert first.changed and first.total == digest.total
         assert first.counts == digest.counts and first.content_hash == digest_hash(digest)
-        second = store.put_digest(digest)
+        second = store.digests.put(digest)
         assert not second.changed and second.updated_at == first.updated_at
-        loaded = store.load_digest(REPO, "2026-06-10", "zh")
+        loaded = store.digests.load(REPO, "2026-06-10", "zh")
         assert isinstance(loaded, Digest) and loaded == digest
         smaller = make_digest(store, "2026-06-10", top=2)
-        third = store.put_digest(smaller)
+        third = store.digests.put(smaller)
         assert third.changed and third.content_hash != first.content_hash
         assert third.created_at == first.created_at
-        assert [m.label for m in store.list_digests()] == ["2026-06-10"]
+        assert [m.label for m in store.digests.query()] == ["2026-06-10"]
 
 
 def test_list_digests_newest_first(tmp_path: Path) -> None:
     with fixture_store(tmp_path / "db.sqlite3") as store:
         for day in ("2026-06-10", "2026-06-11", "2026-06-09"):
-            store.put_digest(make_digest(store, day))
-        assert [m.label for m in store.list_digests(REPO)] == [
+            store.digests.put(make_digest(store, day))
+        assert [m.label for m in store.digests.query(REPO)] == [
             "2026-06-11",
             "2026-06-10",
             "2026-06-09",
         ]
-        assert store.list_digests("other/repo") == []
+        assert store.digests.query("other/repo") == []
 
 
 def test_delivery_log_counts_attempts(tmp_path: Path) -> None:
     with fixture_store(tmp_path / "db.sqlite3") as store:
-        stored = store.put_digest(make_digest(store, "2026-06-10"))
-        assert store.get_delivery("team", REPO, "2026-06-10", "zh") is None
-        failed = store.record_delivery("team", stored, ok=False, error="HTTP 500")
+        stored = store.digests.put(make_digest(store, "2026-06-10"))
+        assert store.deliveries.get("team", REPO, "2026-06-10", "zh") is None
+        failed = store.deliveries.record("team", stored, ok=False, error="HTTP 500")
         assert (failed.status, failed.attempts, failed.last_error) == ("failed", 1, "HTTP 500")
-        assert [r.channel for r in store.list_deliveries(status="failed")] == ["team"]
-        sent = store.record_delivery("team", stored, ok=True)
+        assert [r.channel for r in store.deliveries.query(status="failed")] == ["team"]
+        sent = store.deliveries.record("team", stored, ok=True)
         assert (sent.status, sent.attempts, sent.last_error) == ("sent", 2, None)
-        assert store.list_deliveries(status="failed") == []
+        assert store.deliveries.query(status="failed") == []

@@ -93,7 +93,7 @@ def test_markdown_defuses_hostile_pr_text(store: Store) -> None:
         author="mallory",
         files=[file_patch("vllm/x.py", ["a = 1"], ["a = 2"])],
     )
-    store.upsert_prs([hostile])
+    store.records.upsert([hostile])
     md = render(digest_of(store, "2026-06-10"), "markdown").decode()
     assert "<script>" not in md
     assert "](javascript:" not in md

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 import pytest
 
-from prdigest.core.errors import ConfigError
-from prdigest.pipeline.config import Config, Secret, parse_config
-from prdigest.pipeline.run_all import available, default_hooks, publish_stored, run_all
-from prdigest.publish import make_channel
-from prdigest.publish.deliver import Channel
+from prdigest.core.errors import ConfigError, ConfigFileError
+from prdigest.core.secrets import Secret
+from prdigest.pipeline import registry
+from prdigest.pipeline.config import Config, parse_config
+from prdigest.pipeline.registry import SourceEntry, WriterSpec, make_writer
+from prdigest.pipeline.run_all import publish_stored, run_all
+from prdigest.publish.channels import Channel, make_channel
+from prdigest.sources.base import Details, Item, NoDetails
 from prdigest.store import Store, open_store
+from prdigest.write.llm import LLMWriter
+from prdigest.write.template import TemplateWriter
 
 from publish_support import REPO, Received, fixture_record_data, receiver, write_jsonl
 
@@ -69,9 +76,9 @@ def test_run_all_twice_posts_once(tmp_path: Path, store: Store) -> None:
     assert len(service.requests) == 1  # posted once
     [run1], [run2] = first.repos, second.repos
     assert run1.label == "2026-06-10" and run1.digest is not None and run1.digest.changed
-    assert run1.sync is not None and run1.sync.result.new == 35
+    assert run1.sync is not None and run1.sync.stored.new == 35
     assert [d.status for d in run1.deliveries] == ["sent"]
-    assert run2.sync is not None and run2.sync.result.unchanged == 35
+    assert run2.sync is not None and run2.sync.stored.unchanged == 35
     assert run2.digest is not None and not run2.digest.changed
     assert [d.status for d in run2.deliveries] == ["already_sent"]
     assert first.site is not None and len(first.site.written) == 5
@@ -103,7 +110,7 @@ def test_failed_delivery_is_reported_and_retried_next_run(tmp_path: Path, store:
     assert (retried.status, retried.attempts, retried.retry) == ("sent", 2, True)
     assert [d.status for d in third.repos[0].deliveries] == ["already_sent"]
     assert len(service.requests) == 2
-    [logged] = store.list_deliveries()
+    [logged] = store.deliveries.query()
     assert (logged.status, logged.attempts, logged.last_error) == ("sent", 2, None)
 
 
@@ -118,11 +125,11 @@ def test_every_failure_is_retried_until_it_goes_through(tmp_path: Path, store: S
         channels = channels_for(config, service.url, client)
         run_all(store, config, channels=channels, now=NOW)
         run_all(store, config, channels=channels, now=NOW.replace(day=12))
-        assert {r.status for r in store.list_deliveries()} == {"failed"}
+        assert {r.status for r in store.deliveries.query()} == {"failed"}
         status["code"] = 200
         report = run_all(store, config, channels=channels, now=NOW.replace(day=12))
         assert report.ok
-        assert {(r.label, r.status) for r in store.list_deliveries()} == {
+        assert {(r.label, r.status) for r in store.deliveries.query()} == {
             ("2026-06-10", "sent"),
             ("2026-06-11", "sent"),
         }
@@ -151,50 +158,79 @@ def test_bad_lines_are_reported_and_good_ones_used(tmp_path: Path, store: Store)
         out.write("{not json\n")
     report = run_all(store, config, channels={}, now=NOW)
     [run] = report.repos
-    assert run.sync is not None and run.sync.result.new == 35
+    assert run.sync is not None and run.sync.stored.new == 35
     assert len(run.sync.problems) == 1 and "prs.jsonl:36: not valid JSON" in run.sync.problems[0]
     assert run.digest is not None and run.digest.total > 0
     assert not report.ok  # reported, so a scheduled run does not look clean
 
 
-def test_unavailable_source_is_reported_and_others_go_on(tmp_path: Path, store: Store) -> None:
+def test_a_source_without_credentials_fails_its_repository_only(
+    tmp_path: Path, store: Store
+) -> None:
     config = make_config(
         tmp_path,
         extra='\n[[repos]]\nname = "other/repo"\nsource = "github"\n',
     )
-    report = run_all(store, config, channels={}, now=NOW)
+    report = run_all(store, config, channels={}, env={}, now=NOW)
     first, second = report.repos
     assert first.digest is not None and first.error is None
-    assert second.error == "source: source 'github' is not available in this build"
+    assert second.error is not None and second.error.startswith("no GitHub token")
     assert report.site is not None and report.site.digests == 1
 
 
-def test_unavailable_writer_is_reported(tmp_path: Path, store: Store) -> None:
-    config = make_config(tmp_path, extra='writer = "llm"\nmodel = "qwen-max"')
-    [run] = run_all(store, config, channels={}, now=NOW).repos
-    assert run.error == "writer: writer 'llm' is not available in this build"
+def test_an_unknown_source_or_writer_is_a_config_problem(tmp_path: Path) -> None:
+    with pytest.raises(ConfigFileError, match="unknown source 'svn'"):
+        make_config(tmp_path, extra='source = "svn"')
+    with pytest.raises(ConfigFileError, match="unknown writer 'gpt'"):
+        make_config(tmp_path, extra='writer = "gpt"')
 
 
-def test_hooks_are_the_integration_point(tmp_path: Path, store: Store) -> None:
-    hooks = default_hooks()
-    assert available(hooks) == {"source": ["jsonl"], "writer": ["template"]}
+def test_writers_come_from_the_registry_with_the_given_environment() -> None:
+    assert isinstance(make_writer(WriterSpec("template"), {}), TemplateWriter)
+    env = {"PRDIGEST_LLM_BASE_URL": "http://127.0.0.1:9/v1", "PRDIGEST_LLM_API_KEY": "k-1"}
+    writer = make_writer(WriterSpec("llm", model="qwen-max"), env)
+    assert isinstance(writer, LLMWriter)
+    assert writer.settings.base_url == "http://127.0.0.1:9/v1"
+    assert writer.settings.model == "qwen-max"
+    assert writer.settings.api_key.get_secret_value() == "k-1"
+
+
+class _NoPRs:
+    name: ClassVar[str] = "git"
+    flush_every = 200
+    yields_to_others = True
+
+    def __init__(self, repo: str) -> None:
+        self.repo = repo
+
+    def read(self, window: object) -> Iterator[Item]:
+        return iter(())
+
+    def details(self) -> Details:
+        return NoDetails()
+
+    def close(self) -> None:
+        return None
+
+
+def test_the_registry_is_the_integration_point(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = make_config(
         tmp_path, extra='\n[[repos]]\nname = "other/repo"\nsource = "git"\npath = "."\n'
     )
-    calls = []
+    calls: list[Any] = []
 
-    def fake_git(store: Store, repo: object, window: object) -> object:
-        from prdigest.pipeline.run_all import SyncOutcome
-        from prdigest.store import UpsertResult
+    @contextmanager
+    def fake_git(spec: Any, env: Any, store: Any, progress: Any) -> Iterator[_NoPRs]:
+        calls.append(spec)
+        yield _NoPRs(spec.repo)
 
-        calls.append(repo)
-        return SyncOutcome(UpsertResult())
-
-    hooks.sources["git"] = fake_git  # type: ignore[assignment]
-    report = run_all(store, config, channels={}, hooks=hooks, now=NOW, only="other/repo")
-    assert len(calls) == 1 and report.repos[0].error is None
+    sources = {**registry.SOURCES, "git": SourceEntry(fake_git, path="a local clone")}
+    monkeypatch.setattr(registry, "SOURCES", sources)
+    report = run_all(store, config, channels={}, now=NOW, only="other/repo")
+    assert [c.repo for c in calls] == ["other/repo"] and report.repos[0].error is None
     assert report.repos[0].digest is not None and report.repos[0].digest.total == 0
-    assert "git" in available(hooks)["source"]
 
 
 def test_only_an_unknown_repo_is_a_config_error(tmp_path: Path, store: Store) -> None:

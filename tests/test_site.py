@@ -75,9 +75,9 @@ def _site(store: Store, out: Path, **kwargs: object) -> SiteOptions:
 
 def test_site_layout_index_feed_and_json(store: Store, tmp_path: Path) -> None:
     for day in DAYS:
-        store.put_digest(make_digest(store, day))
+        store.digests.put(make_digest(store, day))
     out = tmp_path / "site"
-    report = build_site(store, _site(store, out, base_url="https://d.example/x/"))
+    report = build_site(store.digests, _site(store, out, base_url="https://d.example/x/"))
     assert report.digests == 2
     assert sorted(report.written) == sorted(
         [
@@ -111,17 +111,17 @@ def test_site_layout_index_feed_and_json(store: Store, tmp_path: Path) -> None:
 
 def test_regeneration_rewrites_only_what_changed(store: Store, tmp_path: Path) -> None:
     out = tmp_path / "site"
-    store.put_digest(make_digest(store, "2026-06-10"))
-    first = build_site(store, _site(store, out))
+    store.digests.put(make_digest(store, "2026-06-10"))
+    first = build_site(store.digests, _site(store, out))
     assert len(first.written) == 5
     page = out / page_path(REPO, "2026-06-10", "zh")
     stamp = page.stat().st_mtime_ns
-    again = build_site(store, _site(store, out))
+    again = build_site(store.digests, _site(store, out))
     assert again.written == []  # nothing changed, nothing written
     assert page.stat().st_mtime_ns == stamp
     # a new digest: its page and JSON, the feed and both indexes; the old page is untouched
-    store.put_digest(make_digest(store, "2026-06-11"))
-    third = build_site(store, _site(store, out))
+    store.digests.put(make_digest(store, "2026-06-11"))
+    third = build_site(store.digests, _site(store, out))
     assert sorted(third.written) == sorted(
         [
             "index.html",
@@ -133,31 +133,31 @@ def test_regeneration_rewrites_only_what_changed(store: Store, tmp_path: Path) -
     )
     assert page.stat().st_mtime_ns == stamp
     # a changed digest (a different top N) rewrites its own files, feed and indexes
-    assert store.put_digest(make_digest(store, "2026-06-10", top=3)).changed
-    fourth = build_site(store, _site(store, out))
+    assert store.digests.put(make_digest(store, "2026-06-10", top=3)).changed
+    fourth = build_site(store.digests, _site(store, out))
     assert f"{REPO}/2026-06-10.html" in fourth.written
     assert f"{REPO}/2026-06-11.html" not in fourth.written
 
 
 def test_a_tampered_page_is_repaired(store: Store, tmp_path: Path) -> None:
     out = tmp_path / "site"
-    store.put_digest(make_digest(store, "2026-06-10"))
-    build_site(store, _site(store, out))
+    store.digests.put(make_digest(store, "2026-06-10"))
+    build_site(store.digests, _site(store, out))
     page = out / page_path(REPO, "2026-06-10", "zh")
     good = page.read_bytes()
     page.write_bytes(b"edited by hand")
-    report = build_site(store, _site(store, out))
+    report = build_site(store.digests, _site(store, out))
     assert report.written == [page_path(REPO, "2026-06-10", "zh")]
     assert page.read_bytes() == good
     (out / MANIFEST).write_text("not json")
-    assert build_site(store, _site(store, out)).written == []
+    assert build_site(store.digests, _site(store, out)).written == []
 
 
 def test_english_digests_get_their_own_files(store: Store, tmp_path: Path) -> None:
-    store.put_digest(make_digest(store, "2026-06-10"))
-    store.put_digest(make_digest(store, "2026-06-10", lang="en"))
+    store.digests.put(make_digest(store, "2026-06-10"))
+    store.digests.put(make_digest(store, "2026-06-10", lang="en"))
     out = tmp_path / "site"
-    report = build_site(store, _site(store, out))
+    report = build_site(store.digests, _site(store, out))
     assert f"{REPO}/2026-06-10.en.html" in report.written
     assert f"{REPO}/feed.en.xml" in report.written
     page = (out / REPO / "2026-06-10.en.html").read_text("utf-8")
@@ -165,13 +165,13 @@ def test_english_digests_get_their_own_files(store: Store, tmp_path: Path) -> No
 
 
 def test_empty_store_gives_an_index_saying_so(store: Store, tmp_path: Path) -> None:
-    report = build_site(store, _site(store, tmp_path / "site"))
+    report = build_site(store.digests, _site(store, tmp_path / "site"))
     assert report.written == ["index.html"]
     assert "还没有摘要" in (tmp_path / "site" / "index.html").read_text("utf-8")
 
 
 def test_empty_window_renders_a_page(store: Store, tmp_path: Path) -> None:
-    store.put_digest(make_digest(store, "2026-07-01"))
-    build_site(store, _site(store, tmp_path / "site"))
+    store.digests.put(make_digest(store, "2026-07-01"))
+    build_site(store.digests, _site(store, tmp_path / "site"))
     page = (tmp_path / "site" / page_path(REPO, "2026-07-01", "zh")).read_text("utf-8")
     assert "窗口内没有合并的 PR" in page and "<script>" not in page

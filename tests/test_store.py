@@ -40,56 +40,66 @@ def test_migrated_database_matches_schema_metadata(tmp_path: Path) -> None:
 
 
 def test_reimport_changes_nothing(store: Store, records: list[PullRequest]) -> None:
-    first = store.upsert_prs(records)
+    first = store.records.upsert(records)
     assert (first.new, first.updated, first.unchanged) == (len(records), 0, 0)
-    second = store.upsert_prs(records)
+    second = store.records.upsert(records)
     assert (second.new, second.updated, second.unchanged) == (0, 0, len(records))
-    assert [r.number for r in store.iter_prs()] == sorted(r.number for r in records)
+    assert [r.number for r in store.records.stream()] == sorted(r.number for r in records)
 
 
 def test_changed_record_is_updated_in_place(store: Store, records: list[PullRequest]) -> None:
-    store.upsert_prs(records[:2])
+    store.records.upsert(records[:2])
     changed = records[0].model_copy(update={"title": records[0].title + " (edited)"})
-    result = store.upsert_prs([changed])
+    result = store.records.upsert([changed])
     assert (result.new, result.updated) == (0, 1)
-    assert store.get_pr(changed.repo, changed.number).title.endswith("(edited)")
-    assert len(list(store.iter_prs())) == 2
+    assert store.records.get(changed.repo, changed.number).title.endswith("(edited)")
+    assert len(list(store.records.stream())) == 2
 
 
 def test_window_is_half_open(store: Store, records: list[PullRequest]) -> None:
-    store.upsert_prs(records)
+    store.records.upsert(records)
     target = records[0]
-    exact = store.prs_in_window(target.repo, target.merged_at, target.merged_at.replace(year=2100))
+    exact = store.records.in_window(
+        target.repo, target.merged_at, target.merged_at.replace(year=2100)
+    )
     assert target.number in [r.number for r in exact]
-    before = store.prs_in_window(target.repo, datetime(2000, 1, 1, tzinfo=UTC), target.merged_at)
+    before = store.records.in_window(
+        target.repo, datetime(2000, 1, 1, tzinfo=UTC), target.merged_at
+    )
     assert target.number not in [r.number for r in before]
 
 
 def test_get_missing_pr_is_not_found(store: Store) -> None:
     with pytest.raises(NotFoundError, match="owner/repo#7 is not in the store"):
-        store.get_pr("owner/repo", 7)
+        store.records.get("owner/repo", 7)
 
 
 def test_dossier_served_only_for_matching_versions(
     store: Store, records: list[PullRequest], vllm_preset: Preset
 ) -> None:
     pr = records[0]
-    store.upsert_prs([pr])
+    store.records.upsert([pr])
     dossier = analyze(pr, vllm_preset)
     digest = content_hash(pr)
-    store.put_dossier(dossier, digest, vllm_preset.key)
+    store.artefacts.put_dossier(dossier, digest, vllm_preset.key)
     assert (
-        store.get_dossier(pr.repo, pr.number, digest, ANALYZER_VERSION, vllm_preset.key) == dossier
+        store.artefacts.get_dossier(pr.repo, pr.number, digest, ANALYZER_VERSION, vllm_preset.key)
+        == dossier
     )
     assert (
-        store.get_dossier(pr.repo, pr.number, "other-hash", ANALYZER_VERSION, vllm_preset.key)
+        store.artefacts.get_dossier(
+            pr.repo, pr.number, "other-hash", ANALYZER_VERSION, vllm_preset.key
+        )
         is None
     )
-    assert store.get_dossier(pr.repo, pr.number, digest, "analyze/0", vllm_preset.key) is None
-    assessment = assess(dossier)
-    store.put_assessment(assessment, digest, ANALYZER_VERSION, vllm_preset.key)
     assert (
-        store.get_assessment(
+        store.artefacts.get_dossier(pr.repo, pr.number, digest, "analyze/0", vllm_preset.key)
+        is None
+    )
+    assessment = assess(dossier)
+    store.artefacts.put_assessment(assessment, digest, ANALYZER_VERSION, vllm_preset.key)
+    assert (
+        store.artefacts.get_assessment(
             pr.repo, pr.number, digest, ANALYZER_VERSION, vllm_preset.key, assessment.triage_version
         )
         == assessment
@@ -106,6 +116,6 @@ def test_unopenable_location_is_a_storage_error(tmp_path: Path) -> None:
 def test_repr_hides_password() -> None:
     store = Store(create_engine("sqlite:///:memory:"))
     assert "sqlite" in repr(store)
-    from prdigest.store import _safe_url
+    from prdigest.store.engine import safe_url as _safe_url
 
     assert "s3cret" not in _safe_url("postgresql://user:s3cret@host/db")

@@ -53,7 +53,7 @@ def test_a_0001_database_is_upgraded_in_place(tmp_path):
 
 def test_listing_and_fetch_state_round_trip(tmp_path):
     store = open_store(tmp_path / "s.sqlite3")
-    state = store.github_state()
+    state = store.checkpoints
     since, until = datetime(2026, 6, 10, tzinfo=UTC), datetime(2026, 6, 11, tzinfo=UTC)
     window_id = state.record_listing("o/r", since, until, [(1, "2026-06-10T01:00:00Z")])
     again = state.record_listing("o/r", since, until, [(1, "x"), (2, "y")])

@@ -56,8 +56,10 @@ def test_body_cannot_talk_its_way_into_must_read(vllm_preset: Preset) -> None:
     assert plain.level is loud.level is Level.SKIP
 
 
-def test_audience_only_when_focused(dossiers: dict[int, Dossier]) -> None:
-    assert assess(dossiers[56104]).audience == "负责 KV 连接器与 PD 分离的工程师"
+def test_audience_only_when_focused(dossiers: dict[int, Dossier], vllm_preset: Preset) -> None:
+    audience = assess(dossiers[56104]).audience
+    rule = vllm_preset.area_by_id(audience or "")
+    assert rule is not None and rule.text("zh").audience == "负责 KV 连接器与 PD 分离的工程师"
     for dossier in dossiers.values():
         a = assess(dossier)
         if a.audience:

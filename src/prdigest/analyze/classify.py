@@ -147,10 +147,7 @@ def classify_areas(tags: Sequence[str], files: Sequence[FileFact], preset: Prese
         refs.append(
             AreaRef(
                 id=rule.id,
-                name=rule.name,
-                name_en=rule.name_en,
-                audience=rule.audience,
-                audience_en=rule.audience_en,
+                readers=bool(rule.audience),
                 core=rule.core,
                 weight=rule.weight,
                 share=round(share, 3),

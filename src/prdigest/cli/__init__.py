@@ -21,12 +21,12 @@ import click
 from platformdirs import user_data_dir
 
 from prdigest.core.errors import ConfigError, PrdigestError
+from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.models import Window
 from prdigest.core.version import __version__
 from prdigest.core.window import DEFAULT_TZ, day_window, range_window
 from prdigest.render import RENDERERS
 from prdigest.store import Store, open_store
-from prdigest.write import Lang
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_PRS = 20  # below this a run is instant and a bar would only flicker
@@ -80,7 +80,13 @@ def digest_options(func: F) -> F:
             type=click.Choice(sorted(RENDERERS)),
             help="Output format.",
         ),
-        click.option("--lang", default="zh", show_default=True, type=click.Choice(["zh", "en"])),
+        click.option(
+            "--lang",
+            default=DEFAULT_LANG,
+            show_default=True,
+            type=click.Choice(available()),
+            help="Language of titles and paragraphs.",
+        ),
         click.option(
             "--out",
             type=click.Path(dir_okay=False, path_type=Path),
@@ -98,9 +104,9 @@ def digest_options(func: F) -> F:
     return func
 
 
-def as_lang(value: str) -> Lang:
-    """The ``--lang`` choice as the library's type (click has already checked the value)."""
-    return "en" if value == "en" else "zh"
+def as_lang(value: str) -> str:
+    """The ``--lang`` choice (click has already checked it against the registered locales)."""
+    return value
 
 
 def make_window(day: str | None, since: str | None, until: str | None, tz: str) -> Window:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -22,15 +23,17 @@ from prdigest.cli import (
     progress_bar,
     window_options,
 )
-from prdigest.cli.llm import make_llm_writer, report_run, writer_options
+from prdigest.cli.llm import report_run, writer_options
 from prdigest.core.errors import ImportLineError
 from prdigest.core.records import record_json_schema
 from prdigest.core.window import day_window
 from prdigest.pipeline.digest import DigestOptions, build_digest, explain, run_digest
+from prdigest.pipeline.registry import WriterSpec, make_writer
 from prdigest.render import render
 from prdigest.render.explain import explain_text
-from prdigest.sources.jsonl import read_records, write_records
-from prdigest.store import Store, UpsertResult
+from prdigest.sources.base import SyncReport, sync
+from prdigest.sources.jsonl import JsonlSource, write_records
+from prdigest.store import Store
 from prdigest.write import Writer
 from prdigest.write.template import TemplateWriter
 
@@ -76,19 +79,9 @@ def demo(
         emit(render(build_digest(store, options, TemplateWriter()), fmt), out)
 
 
-def _import_file(store: Store, path: Path) -> tuple[UpsertResult, list[ImportLineError]]:
-    """Store the good records of a JSONL file in batches; collect the bad lines."""
-    result, errors, batch = UpsertResult(), [], []
-    for item in read_records(path):
-        if isinstance(item, ImportLineError):
-            errors.append(item)
-            continue
-        batch.append(item)
-        if len(batch) >= 200:
-            result += store.upsert_prs(batch)
-            batch = []
-    result += store.upsert_prs(batch)
-    return result, errors
+def _import_file(store: Store, path: Path) -> SyncReport:
+    """Store the good records of a JSONL file; the report lists the bad lines."""
+    return sync(JsonlSource(path), store.records, None)
 
 
 @cli.command("import")
@@ -97,15 +90,16 @@ def _import_file(store: Store, path: Path) -> tuple[UpsertResult, list[ImportLin
 def import_(file: Path, db: Path | None) -> None:
     """Import PR records from a prdigest.pr/v1 JSONL file (bad lines are reported, not fatal)."""
     with opened(db) as store:
-        result, errors = _import_file(store, file)
-    for error in errors:
-        click.echo(f"Error: {error}", err=True)
+        report = _import_file(store, file)
+    for problem in report.problems:
+        click.echo(f"Error: {problem}", err=True)
+    result = report.stored
     click.echo(
         f"imported {file}: {result.new} new, {result.updated} updated, "
-        f"{result.unchanged} unchanged, {len(errors)} bad line(s)"
+        f"{result.unchanged} unchanged, {len(report.problems)} bad line(s)"
     )
-    if errors:
-        sys.exit(errors[0].exit_code)
+    if report.problems:
+        sys.exit(ImportLineError.exit_code)
 
 
 @cli.command()
@@ -116,10 +110,10 @@ def export(repo: str | None, out: Path | None, db: Path | None) -> None:
     """Export stored PR records as prdigest.pr/v1 JSONL."""
     with opened(db) as store:
         if out is None:
-            count = write_records(store.iter_prs(repo), sys.stdout)
+            count = write_records(store.records.stream(repo), sys.stdout)
         else:
             with out.open("w", encoding="utf-8") as handle:
-                count = write_records(store.iter_prs(repo), handle)
+                count = write_records(store.records.stream(repo), handle)
     click.echo(f"exported {count} record(s)", err=True)
 
 
@@ -174,9 +168,13 @@ class WriterChoice:
     max_cost_tokens: int | None = None
 
     def make(self) -> Writer:
-        if self.writer == "llm":
-            return make_llm_writer(self.style, self.budget_tokens, self.max_cost_tokens)
-        return TemplateWriter()
+        spec = WriterSpec(
+            writer=self.writer,
+            style=self.style,
+            budget_tokens=self.budget_tokens,
+            max_cost_tokens=self.max_cost_tokens,
+        )
+        return make_writer(spec, os.environ)
 
 
 def write_digest(
@@ -212,4 +210,4 @@ def explain_(ref: str, fmt: str, preset_path: Path | None, db: Path | None) -> N
         }
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        click.echo(explain_text(analyzed.dossier, analyzed.assessment))
+        click.echo(explain_text(analyzed.dossier, analyzed.assessment, analyzed.areas))

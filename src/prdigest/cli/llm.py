@@ -1,9 +1,7 @@
-"""LLM commands and options: ``llm-check``, ``eval``, and the settings of ``--writer llm``.
+"""LLM commands and options: ``llm-check``, ``eval``, and the options of ``--writer llm``.
 
-The environment is read here and nowhere else: ``PRDIGEST_LLM_BASE_URL``, ``PRDIGEST_LLM_MODEL``
-and ``PRDIGEST_LLM_API_KEY``, each falling back to ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and
-``OPENAI_API_KEY``; optional ``PRDIGEST_LLM_TIMEOUT`` (seconds), ``PRDIGEST_LLM_CONCURRENCY``
-and ``PRDIGEST_LLM_JSON_MODE`` (auto/on/off). The key goes into a ``SecretStr`` and is never
+The settings come from the environment (``PRDIGEST_LLM_*``, see
+:mod:`prdigest.pipeline.credentials`), which the CLI hands to the library; the key is never
 printed.
 """
 
@@ -12,54 +10,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from pydantic import SecretStr, ValidationError
 
 from prdigest.cli import cli, db_option, emit, opened
-from prdigest.core.errors import ConfigError
+from prdigest.pipeline.credentials import llm_settings
 from prdigest.pipeline.digest import DigestRun
 from prdigest.write.evaluate import evaluate, format_table, load_generated, load_map
-from prdigest.write.llm import LLMSettings, LLMWriter
 from prdigest.write.llm.check import check_endpoint
 from prdigest.write.llm.style import load_reference
 
-OPENAI_URL = "https://api.openai.com/v1"
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _env(environ: Mapping[str, str], *names: str) -> str | None:
-    return next((environ[n] for n in names if environ.get(n)), None)
-
-
-def llm_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> LLMSettings:
-    """Settings from the environment (see the module docstring) and command-line overrides."""
-    env = os.environ if environ is None else environ
-    model = overrides.pop("model", None) or _env(env, "PRDIGEST_LLM_MODEL", "OPENAI_MODEL")
-    if not model:
-        raise ConfigError("no model: set PRDIGEST_LLM_MODEL (or OPENAI_MODEL)", key="llm.model")
-    values: dict[str, Any] = {
-        "base_url": _env(env, "PRDIGEST_LLM_BASE_URL", "OPENAI_BASE_URL") or OPENAI_URL,
-        "model": model,
-        "api_key": SecretStr(_env(env, "PRDIGEST_LLM_API_KEY", "OPENAI_API_KEY") or ""),
-    }
-    for name, key in (
-        ("PRDIGEST_LLM_TIMEOUT", "timeout_s"),
-        ("PRDIGEST_LLM_CONCURRENCY", "concurrency"),
-        ("PRDIGEST_LLM_JSON_MODE", "json_mode"),
-    ):
-        if env.get(name):
-            values[key] = env[name]
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    try:
-        return LLMSettings(**values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(first["msg"], key=f"llm.{field}") from None
 
 
 def writer_options(func: F) -> F:
@@ -93,14 +57,6 @@ def writer_options(func: F) -> F:
     return func
 
 
-def make_llm_writer(
-    style: Path | None, budget_tokens: int | None, max_cost_tokens: int | None
-) -> LLMWriter:
-    settings = llm_settings(budget_tokens=budget_tokens, max_cost_tokens=max_cost_tokens)
-    reference = load_reference(style) if style else None
-    return LLMWriter(settings, style=reference)
-
-
 def report_run(run: DigestRun) -> None:
     """The cost of a run and its notes, on stderr (stdout may carry the digest)."""
     if not run.usage and not run.notes:
@@ -118,7 +74,7 @@ def report_run(run: DigestRun) -> None:
 @cli.command("llm-check")
 def llm_check() -> None:
     """Send one tiny request to the configured model; report latency and JSON mode."""
-    settings = llm_settings()
+    settings = llm_settings(os.environ)
     result = asyncio.run(check_endpoint(settings))
     click.echo(f"model:     {settings.model} at {settings.base_url}")
     click.echo(f"latency:   {result.latency_s * 1000:.0f} ms")
@@ -181,7 +137,7 @@ def _participants(db: Path, repo: str, mapping: Any) -> dict[int, set[str]]:
     found: dict[int, set[str]] = {}
     with opened(db) as store:
         for number in numbers:
-            pr = store.get_pr(repo, int(number))
+            pr = store.records.get(repo, int(number))
             logins = {pr.author} | {r.author for r in pr.reviews or ()}
             logins |= {c.author for t in pr.review_threads or () for c in t.comments}
             logins |= {c.author for c in pr.comments or ()}

@@ -1,8 +1,8 @@
 """Publish commands: site, serve, publish, config check, run-all.
 
 This is where secrets enter: the config names environment variables, and :func:`channel_secrets`
-reads their values into :class:`~prdigest.pipeline.config.Secret` objects for the channels. Nothing here
-prints a secret; outcomes are reported by channel name.
+reads their values into :class:`~prdigest.core.secrets.Secret` objects for the channels.
+Nothing here prints a secret; outcomes are reported by channel name.
 """
 
 from __future__ import annotations
@@ -18,39 +18,21 @@ import click
 import httpx
 
 from prdigest.cli import F, as_lang, cli, db_option, default_db, make_window
-from prdigest.cli.github import github_token
-from prdigest.cli.llm import llm_settings
 from prdigest.core.errors import ConfigError, ConfigFileError, PublishError
-from prdigest.core.models import Window
+from prdigest.core.locale import DEFAULT_LANG, available
+from prdigest.core.secrets import Secret
 from prdigest.core.window import DEFAULT_TZ
-from prdigest.pipeline.config import (
-    DEFAULT_CONFIG,
-    ChannelConfig,
-    Config,
-    RepoConfig,
-    Secret,
-    load_config,
-)
+from prdigest.pipeline.config import DEFAULT_CONFIG, Config, load_config
 from prdigest.pipeline.config import missing_env as find_missing_env
 from prdigest.pipeline.digest import DigestOptions, build_digest
-from prdigest.pipeline.run_all import (
-    Hooks,
-    RunReport,
-    SyncOutcome,
-    available,
-    default_hooks,
-    publish_stored,
-    run_all,
-)
-from prdigest.publish import make_channel
-from prdigest.publish.deliver import Channel, DeliveryOutcome
+from prdigest.pipeline.run_all import RunReport, publish_stored, run_all
+from prdigest.publish.channels import Channel, make_channel, secret_fields
+from prdigest.publish.channels.base import ChannelConfigBase
+from prdigest.publish.channels.email import EmailConfig
+from prdigest.publish.deliver import DeliveryOutcome
 from prdigest.publish.site.builder import SiteOptions, SiteReport, build_site
 from prdigest.publish.site.serve import make_server, url_of
-from prdigest.sources.git import sync_git as sync_from_git
-from prdigest.sources.github import Endpoints, GitHubClient, RetryPolicy, sync_window
-from prdigest.store import Store, UpsertResult, open_store
-from prdigest.write import Writer
-from prdigest.write.llm import LLMWriter
+from prdigest.store import Store, open_store
 from prdigest.write.template import TemplateWriter
 
 HTTP_TIMEOUT = 10.0
@@ -96,10 +78,10 @@ def store_for(db: Path | None, config: Config | None) -> Iterator[Store]:
         store.close()
 
 
-def channel_secrets(channel: ChannelConfig) -> dict[str, Secret]:
+def channel_secrets(channel: ChannelConfigBase) -> dict[str, Secret]:
     """The values of the environment variables a channel names (only those that are set)."""
     values: dict[str, Secret] = {}
-    for field in ("webhook_env", "secret_env", "password_env"):
+    for field in secret_fields(channel):
         var = getattr(channel, field, None)
         if var and os.environ.get(var):
             values[field] = Secret(os.environ[var])
@@ -111,43 +93,6 @@ def build_channels(config: Config, client: httpx.Client) -> dict[str, Channel]:
         name: make_channel(name, channel, channel_secrets(channel), client=client)
         for name, channel in config.channels.items()
     }
-
-
-def build_hooks() -> Hooks:
-    """Sources and writers for ``run-all``, with the credentials the environment provides.
-
-    GitHub reads ``GITHUB_TOKEN``/``GH_TOKEN`` (and ``GITHUB_API_URL``/``GITHUB_GRAPHQL_URL``);
-    the LLM writer reads the ``PRDIGEST_LLM_*`` variables, with the model of the repository's
-    config entry. Missing credentials fail that repository only, with a one-line reason.
-    """
-    hooks = default_hooks()
-    hooks.sources["github"] = _sync_github
-    hooks.sources["git"] = _sync_git
-    hooks.writers["llm"] = _llm_writer
-    return hooks
-
-
-def _sync_github(store: Store, repo: RepoConfig, window: Window) -> SyncOutcome:
-    endpoints = Endpoints.from_urls(
-        os.environ.get("GITHUB_API_URL"), os.environ.get("GITHUB_GRAPHQL_URL")
-    )
-    with httpx.Client(follow_redirects=True) as http:
-        client = GitHubClient(http, github_token(), endpoints, policy=RetryPolicy())
-        result = sync_window(store, client, repo.name, window.since, window.until)
-    if result.stopped is not None:
-        raise result.stopped  # stored work is kept; the next run resumes
-    return SyncOutcome(UpsertResult(new=result.stored, unchanged=result.unchanged))
-
-
-def _sync_git(store: Store, repo: RepoConfig, window: Window) -> SyncOutcome:
-    if repo.path is None:  # the config requires it for this source
-        raise ConfigError("source 'git' needs 'path' (a local clone)", key="path")
-    result = sync_from_git(store, repo.path, repo.name, since=window.since, until=window.until)
-    return SyncOutcome(result.stored)
-
-
-def _llm_writer(repo: RepoConfig) -> Writer:
-    return LLMWriter(llm_settings(model=repo.model))
 
 
 def site_options(config: Config | None, out: Path | None, base_url: str | None) -> SiteOptions:
@@ -185,7 +130,7 @@ def _site_line(report: SiteReport) -> str:
 @click.option("--until", help="With --repo: window end, exclusive.")
 @click.option("--tz", default=DEFAULT_TZ, show_default=True, help="With --repo: time zone.")
 @click.option("--top", default=8, show_default=True, type=click.IntRange(0, 200))
-@click.option("--lang", default="zh", show_default=True, type=click.Choice(["zh", "en"]))
+@click.option("--lang", default=DEFAULT_LANG, show_default=True, type=click.Choice(available()))
 @config_option
 @db_option
 def site(
@@ -208,8 +153,8 @@ def site(
         if repo:
             window = make_window(day, since, until, tz)
             digest_options = DigestOptions(repo=repo, window=window, top=top, lang=as_lang(lang))
-            store.put_digest(build_digest(store, digest_options, TemplateWriter()))
-        report = build_site(store, options)
+            store.digests.put(build_digest(store, digest_options, TemplateWriter()))
+        report = build_site(store.digests, options)
     click.echo(_site_line(report))
 
 
@@ -235,7 +180,7 @@ def serve(directory: Path | None, port: int, config_path: Path | None) -> None:
 
 def _outcome_line(outcome: DeliveryOutcome) -> str:
     target = f"{outcome.repo} {outcome.label}" + (
-        f" ({outcome.lang})" if outcome.lang != "zh" else ""
+        f" ({outcome.lang})" if outcome.lang != DEFAULT_LANG else ""
     )
     if outcome.status == "sent":
         again = f" (after {outcome.attempts - 1} failed attempt(s))" if outcome.retry else ""
@@ -288,16 +233,7 @@ def _check_problems(config: Config) -> tuple[list[tuple[str, str]], list[str]]:
         (key, f"environment variable {var} is not set")
         for key, var in find_missing_env(config, os.environ)
     ]
-    can = available(build_hooks())
     for index, repo in enumerate(config.repos):
-        if repo.source not in can["source"]:
-            problems.append(
-                (f"repos[{index}].source", f"{repo.source!r} is not available in this build")
-            )
-        if repo.writer not in can["writer"]:
-            problems.append(
-                (f"repos[{index}].writer", f"{repo.writer!r} is not available in this build")
-            )
         if repo.source == "jsonl" and repo.path is not None and not repo.path.is_file():
             problems.append((f"repos[{index}].path", f"no such file: {repo.path}"))
         if repo.preset is not None and not repo.preset.is_file():
@@ -318,11 +254,11 @@ def _describe(config: Config) -> list[str]:
         )
     for name, channel in config.channels.items():
         extra = ""
-        if channel.type == "email":
+        if isinstance(channel, EmailConfig):
             extra = f" via {channel.host}:{channel.effective_port} ({channel.security})"
         elif getattr(channel, "secret_env", None):
             extra = " (signed)"
-        lines.append(f"  channel {name}: {channel.type}{extra}")
+        lines.append(f"  channel {name}: {getattr(channel, 'type', '?')}{extra}")
     lines.append(f"  site: {config.site.dir} ({config.site.base_url or 'no base_url'})")
     return lines
 
@@ -352,7 +288,7 @@ def _run_lines(report: RunReport) -> list[str]:
             continue
         parts = []
         if run.sync is not None:
-            r = run.sync.result
+            r = run.sync.stored
             parts.append(f"synced {r.new} new, {r.updated} updated, {r.unchanged} unchanged")
         if run.digest is not None:
             state = "stored" if run.digest.changed else "unchanged"
@@ -394,7 +330,7 @@ def run_all_command(
             store,
             config,
             channels=build_channels(config, client),
-            hooks=build_hooks(),
+            env=os.environ,
             day=when,
             only=repo,
             publish=not no_publish,

@@ -8,17 +8,49 @@ network, no review data).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from prdigest.cli import as_lang, cli, db_option, digest_options, make_window, window_options
+from prdigest.cli import (
+    as_lang,
+    cli,
+    db_option,
+    digest_options,
+    make_window,
+    opened,
+    progress_bar,
+    window_options,
+)
 from prdigest.cli.core import WriterChoice, write_digest
-from prdigest.cli.git import git_options, sync_from_clone
-from prdigest.cli.github import github_options, sync_github
+from prdigest.cli.git import git_options
+from prdigest.cli.github import github_options
 from prdigest.cli.llm import writer_options
+from prdigest.core.errors import ConfigError
 from prdigest.core.models import Window
+from prdigest.core.records import REPO_PATTERN
 from prdigest.pipeline.digest import DigestOptions
+from prdigest.pipeline.registry import SourceSpec, sync_repo
+
+
+def _spec(
+    repo: str, git_path: Path | None, branch: str | None, github: dict[str, object]
+) -> SourceSpec:
+    if git_path is not None:
+        return SourceSpec(repo=repo, source="git", path=git_path, branch=branch)
+    if branch is not None:
+        raise click.UsageError("--branch needs --git (GitHub syncs merged PRs of every base)")
+    if not REPO_PATTERN.match(repo):
+        raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
+    return SourceSpec(
+        repo=repo,
+        source="github",
+        api_url=github["api_url"],  # type: ignore[arg-type]
+        graphql_url=github["graphql_url"],  # type: ignore[arg-type]
+        batch_size=github["batch_size"],  # type: ignore[arg-type]
+        max_wait=github["max_wait"],  # type: ignore[arg-type]
+    )
 
 
 def _sync(
@@ -31,12 +63,19 @@ def _sync(
     *,
     summary_to_stderr: bool,
 ) -> None:
-    if git_path is not None:
-        sync_from_clone(git_path, branch, repo, window, db, err=summary_to_stderr)
+    """Sync and print the summary; a GitHub sync's summary goes to stderr behind "synced",
+    and an error that stopped it after the listing is raised after the summary."""
+    spec = _spec(repo, git_path, branch, github)
+    label = "git log" if spec.source == "git" else "sync"
+    with opened(db) as store, progress_bar(label) as progress:
+        report = sync_repo(store, spec, window, os.environ, progress)
+    if spec.source == "git":
+        for line in report.lines():
+            click.echo(line, err=summary_to_stderr)
         return
-    if branch is not None:
-        raise click.UsageError("--branch needs --git (GitHub syncs merged PRs of every base)")
-    sync_github(repo, window, db, **github)  # type: ignore[arg-type]
+    click.echo(f"synced {report.lines()[0]}", err=True)
+    if report.stopped is not None:
+        raise report.stopped
 
 
 @cli.command()

@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/4"
-TRIAGE_VERSION = "triage/1"
+ANALYZER_VERSION = "analyze/5"
+TRIAGE_VERSION = "triage/2"
 
 
 class _Frozen(BaseModel):
@@ -89,13 +89,13 @@ class Fact(_Frozen):
 
 
 class AreaRef(_Frozen):
-    """An area of the repository (from the preset) and how much of the PR falls in it."""
+    """An area of the repository (from the preset) and how much of the PR falls in it.
+
+    Only the id: the area's name and readers, per language, stay in the preset.
+    """
 
     id: str
-    name: str
-    name_en: str
-    audience: str
-    audience_en: str
+    readers: bool = False  # the preset names this area's readers (an audience phrase)
     core: bool = False
     weight: float = 1.0
     share: float = 0.0  # fraction of changed lines in this area
@@ -337,15 +337,16 @@ class Reason(_Frozen):
 
 
 class Assessment(_Frozen):
+    """A verdict: level, score and reasons. ``area`` is the id of the PR's primary area;
+    ``audience`` the id of the area whose readers the PR is mostly for (None: everyone)."""
+
     repo: str
     number: int
     level: Level
     score: float
     reasons: tuple[Reason, ...]
     audience: str | None
-    audience_en: str | None
     area: str | None
-    area_en: str | None
     triage_version: str = TRIAGE_VERSION
 
 
@@ -357,10 +358,17 @@ class CodeRef(_Frozen):
     line: int | None = None
 
 
+class AreaText(_Frozen):
+    """An area's name and its readers' phrase in one language (from the preset)."""
+
+    name: str
+    audience: str = ""
+
+
 class Entry(_Frozen):
     repo: str
     number: int
-    lang: Literal["zh", "en"]
+    lang: str
     title: str
     paragraph: str | None  # None for list_only
     writer: str  # "template" or "llm:<model>"
@@ -389,8 +397,7 @@ class PRHead(_Frozen):
     merged_at: datetime
     merge_commit_sha: str | None
     kind: Kind
-    area: str | None
-    area_en: str | None
+    area: str | None  # the id of the primary area
     coverage: str
     discussion: bool = True  # False when the record has no review data (e.g. from git)
 
@@ -403,7 +410,8 @@ class DigestItem(_Frozen):
 
 
 class AreaGroup(_Frozen):
-    area: str
+    area: str | None  # the area id; None for PRs outside every area
+    name: str  # in the digest's language
     items: tuple[DigestItem, ...]
 
 
@@ -412,11 +420,33 @@ class Digest(_Frozen):
 
     repo: str
     window: Window
-    lang: Literal["zh", "en"]
+    lang: str
     selected: tuple[DigestItem, ...]
     others: tuple[AreaGroup, ...]
     total: int
     counts: dict[str, int]  # by level value
+    areas: dict[str, str] = {}  # area id → name in ``lang``, for every area an item names
 
     def all_items(self) -> tuple[DigestItem, ...]:
         return self.selected + tuple(i for g in self.others for i in g.items)
+
+    def area_name(self, area: str | None) -> str | None:
+        """The name of an item's area in the digest's language (None: no area)."""
+        return self.areas.get(area) if area else None
+
+
+class UsageRecord(_Frozen):
+    """What one logical model write cost; ``number`` is ``None`` for a batched titles request."""
+
+    number: int | None
+    purpose: Literal["paragraph", "titles"]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    outcome: str = "verified"  # verified | repaired | fallback | error | budget
+    estimated: bool = False  # the server sent no usage; tokens were estimated
+    entry_key: str | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens

@@ -8,6 +8,7 @@ without an offset are read in that time zone too.
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from prdigest.core.errors import ConfigError
@@ -47,3 +48,18 @@ def range_window(since: str, until: str, tz: str = DEFAULT_TZ) -> Window:
     local = zone(tz)
     label = f"{start.astimezone(local):%Y-%m-%d %H:%M}..{end.astimezone(local):%Y-%m-%d %H:%M}"
     return Window(since=start, until=end, tz=tz, label=label)
+
+
+def report_window(tz: str, span: Literal["day", "week"], day: date | None, now: datetime) -> Window:
+    """The window a scheduled run digests: the given local day, else yesterday (local).
+
+    ``span = "week"`` is the seven local days ending with that day.
+    """
+    local = zone(tz)
+    last = day if day is not None else (now.astimezone(local).date() - timedelta(days=1))
+    if span == "day":
+        return day_window(last.isoformat(), tz)
+    first = last - timedelta(days=6)
+    since = datetime.combine(first, time(0), tzinfo=local)
+    until = datetime.combine(last + timedelta(days=1), time(0), tzinfo=local)
+    return Window(since=since, until=until, tz=tz, label=f"{first.isoformat()}..{last.isoformat()}")

@@ -16,131 +16,36 @@ Every problem is reported with the key it concerns (``repos[0].timezone``,
 
 from __future__ import annotations
 
-import logging
 import re
 import tomllib
 from collections.abc import Mapping
-from datetime import date, datetime, time, timedelta
-from email.utils import parseaddr
+from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from prdigest.core.configbase import ConfigModel, problem
 from prdigest.core.errors import ConfigError, ConfigFileError
+from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.models import Window
-from prdigest.core.window import DEFAULT_TZ, day_window
+from prdigest.core.window import DEFAULT_TZ, report_window
+from prdigest.publish.channels import CHANNEL_TYPES, KINDS, ChannelConfig, secret_fields
+from prdigest.publish.channels.email import EmailConfig
 
 DEFAULT_CONFIG = "prdigest.toml"
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
 CHANNEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-SECRET_KEYS = {
-    "webhook": "webhook_env",
-    "webhook_url": "webhook_env",
-    "url": "webhook_env",
-    "secret": "secret_env",
-    "sign_secret": "secret_env",
-    "token": "webhook_env",
-    "password": "password_env",
-}
 
 
-MASK = "[secure]"
-_KNOWN_SECRETS: set[str] = set()  # every secret value (and URL part) of this process
-
-
-def _fragments(value: str) -> set[str]:
-    """The value and, for a URL, the parts that carry its secret (path segments, query values)."""
-    parts = {value}
-    split = urlsplit(value)
-    if split.scheme and split.netloc:
-        parts.add(split.path)
-        parts.update(s for s in split.path.split("/") if len(s) >= 8)
-        parts.add(split.query)
-        parts.update(v for values in parse_qs(split.query).values() for v in values)
-    return {p for p in parts if len(p) >= 6}
-
-
-def redact(text: str) -> str:
-    """``text`` with every known secret value (or secret part of a URL) replaced by [secure]."""
-    for value in sorted(_KNOWN_SECRETS, key=len, reverse=True):
-        if value in text:
-            text = text.replace(value, MASK)
-    return text
-
-
-class RedactingFilter(logging.Filter):
-    """A logging filter that masks known secrets (httpx logs request URLs at INFO level)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        masked = redact(message)
-        if masked != message:
-            record.msg, record.args = masked, None
-        return True
-
-
-def protect_loggers(*names: str) -> None:
-    """Install :class:`RedactingFilter` on these loggers (once each)."""
-    for name in names:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
-            logger.addFilter(RedactingFilter())
-
-
-class Secret:
-    """A secret value read from the environment; shown as ``[secure]`` everywhere.
-
-    Creating one also registers it with :func:`redact`, so error texts that echo it (a service
-    repeating the URL it was called on) and log records of protected loggers are masked.
-    """
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-        _KNOWN_SECRETS.update(_fragments(value))
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret([secure])"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(("Secret", self._value))
-
-
-class _Config(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-
-def _problem(key: str, message: str) -> PydanticCustomError:
-    """A validation problem about ``key`` (relative to the table being validated)."""
-    return PydanticCustomError("config_key", message, {"key": key})
-
-
-def _env_name(value: str | None) -> str | None:
-    if value is not None and not ENV_NAME.match(value):
-        raise ValueError(
-            f"must be the NAME of an environment variable (like PRDIGEST_WEBHOOK), got {value!r}"
-        )
+def _known_lang(value: str) -> str:
+    if value not in available():
+        raise ValueError(f"unknown language {value!r} (known: {', '.join(available())})")
     return value
 
 
-EnvName = Annotated[str, Field(min_length=1, max_length=128)]
-
-
-class SiteConfig(_Config):
+class SiteConfig(ConfigModel):
     """``[site]``: where the static site goes and how it links to itself."""
 
     dir: Path = Field(default=Path("site"), description="Output directory of the static site.")
@@ -149,8 +54,10 @@ class SiteConfig(_Config):
         description="Public URL of the site (https://…/); chat messages and feeds link to it.",
     )
     title: str = Field(default="PR 阅读摘要", min_length=1, max_length=200)
-    lang: Literal["zh", "en"] = "zh"
+    lang: str = DEFAULT_LANG
     feed_entries: int = Field(default=30, ge=1, le=1000)
+
+    _check_lang = field_validator("lang")(_known_lang)
 
     @field_validator("base_url")
     @classmethod
@@ -162,26 +69,50 @@ class SiteConfig(_Config):
         return value if value.endswith("/") else value + "/"
 
 
-class RepoConfig(_Config):
+class RepoConfig(ConfigModel):
     """One ``[[repos]]`` table: a repository and how its digest is made."""
 
     name: str
-    source: Literal["jsonl", "github", "git"] = "jsonl"
+    source: str = "jsonl"
     path: Path | None = None
     preset: Path | None = None
     timezone: str = DEFAULT_TZ
     window: Literal["day", "week"] = "day"
     top: int = Field(default=8, ge=0, le=200)
-    lang: Literal["zh", "en"] = "zh"
-    writer: Literal["template", "llm"] = "template"
+    lang: str = DEFAULT_LANG
+    writer: str = "template"
     model: str | None = None
     channels: tuple[str, ...] | None = None
+
+    def window_for(self, day: date | None, now: datetime) -> Window:
+        """The window a scheduled run digests: ``day``, else yesterday, in the repo's zone."""
+        return report_window(self.timezone, self.window, day, now)
 
     @field_validator("name")
     @classmethod
     def _owner_slash_name(cls, value: str) -> str:
         if not REPO_NAME.match(value):
             raise ValueError(f"must look like 'owner/name', got {value!r}")
+        return value
+
+    _check_lang = field_validator("lang")(_known_lang)
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, value: str) -> str:
+        from prdigest.pipeline.registry import SOURCES  # the registry imports this module
+
+        if value not in SOURCES:
+            raise ValueError(f"unknown source {value!r} (known: {', '.join(SOURCES)})")
+        return value
+
+    @field_validator("writer")
+    @classmethod
+    def _known_writer(cls, value: str) -> str:
+        from prdigest.pipeline.registry import WRITERS
+
+        if value not in WRITERS:
+            raise ValueError(f"unknown writer {value!r} (known: {', '.join(WRITERS)})")
         return value
 
     @field_validator("timezone")
@@ -195,137 +126,23 @@ class RepoConfig(_Config):
 
     @model_validator(mode="after")
     def _source_needs(self) -> RepoConfig:
-        if self.source in ("jsonl", "git") and self.path is None:
-            what = "a JSONL file" if self.source == "jsonl" else "a local clone"
-            raise _problem("path", f"source {self.source!r} needs 'path' ({what})")
+        from prdigest.pipeline.registry import SOURCES
+
+        path = SOURCES[self.source].path
+        if path and self.path is None:
+            raise problem("path", f"source {self.source!r} needs 'path' ({path})")
         if self.writer == "llm" and not self.model:
-            raise _problem("model", "writer 'llm' needs 'model'")
+            raise problem("model", "writer 'llm' needs 'model'")
         return self
 
 
-class _ChannelBase(_Config):
-    top: int = Field(default=5, ge=1, le=50)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_inline_secrets(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            for key, instead in SECRET_KEYS.items():
-                if key in data:
-                    raise _problem(
-                        key,
-                        f"'{key}' would put a secret in the config file; store it in an "
-                        f"environment variable and give that variable's name as '{instead}'",
-                    )
-        return data
-
-
-class _WebhookChannel(_ChannelBase):
-    webhook_env: EnvName
-    timeout: float = Field(default=10.0, gt=0, le=120)
-
-    _check_env = field_validator("webhook_env")(_env_name)
-
-
-class FeishuConfig(_WebhookChannel):
-    """Feishu / Lark custom bot (interactive card; optional signature secret)."""
-
-    type: Literal["feishu", "lark"]
-    secret_env: EnvName | None = None
-
-    _check_secret = field_validator("secret_env")(_env_name)
-
-
-class DingTalkConfig(_WebhookChannel):
-    """DingTalk custom robot (markdown; optional 加签 signature secret)."""
-
-    type: Literal["dingtalk"]
-    secret_env: EnvName | None = None
-
-    _check_secret = field_validator("secret_env")(_env_name)
-
-
-class WeComConfig(_WebhookChannel):
-    """WeCom (企业微信) group robot (markdown)."""
-
-    type: Literal["wecom"]
-
-
-class SlackConfig(_WebhookChannel):
-    """Slack incoming webhook (Block Kit)."""
-
-    type: Literal["slack"]
-
-
-class EmailConfig(_ChannelBase):
-    """E-mail over SMTP with an HTML and a plain-text part."""
-
-    type: Literal["email"]
-    host: str = Field(min_length=1)
-    port: int | None = Field(default=None, ge=1, le=65535)
-    security: Literal["starttls", "ssl", "none"] = "starttls"
-    username: str | None = None
-    password_env: EnvName | None = None
-    ca_file: Path | None = None
-    sender: str = Field(alias="from")
-    to: tuple[str, ...] = Field(min_length=1)
-    subject_prefix: str = Field(default="[prdigest]", max_length=100)
-    timeout: float = Field(default=30.0, gt=0, le=300)
-    top: int = Field(default=8, ge=1, le=200)
-
-    _check_password = field_validator("password_env")(_env_name)
-
-    @field_validator("sender")
-    @classmethod
-    def _sender_address(cls, value: str) -> str:
-        return _address(value)
-
-    @field_validator("to")
-    @classmethod
-    def _recipient_addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(_address(v) for v in value)
-
-    @field_validator("subject_prefix", "host")
-    @classmethod
-    def _one_line(cls, value: str) -> str:
-        if "\n" in value or "\r" in value:
-            raise ValueError("must be one line")
-        return value
-
-    @model_validator(mode="after")
-    def _password_needs_user(self) -> EmailConfig:
-        if self.password_env and not self.username:
-            raise _problem("username", "'password_env' needs 'username'")
-        return self
-
-    @property
-    def effective_port(self) -> int:
-        if self.port is not None:
-            return self.port
-        return {"starttls": 587, "ssl": 465, "none": 25}[self.security]
-
-
-def _address(value: str) -> str:
-    _name, addr = parseaddr(value)
-    if "\n" in value or "\r" in value or "@" not in addr or " " in addr:
-        raise ValueError(f"not an e-mail address: {value!r}")
-    return value
-
-
-ChannelConfig = Annotated[
-    FeishuConfig | DingTalkConfig | WeComConfig | SlackConfig | EmailConfig,
-    Field(discriminator="type"),
-]
-CHANNEL_TYPES = ("feishu", "lark", "dingtalk", "wecom", "slack", "email")
-
-
-class Config(_Config):
+class Config(ConfigModel):
     """The whole ``prdigest.toml``."""
 
     db: str | None = None
     site: SiteConfig = SiteConfig()
     repos: tuple[RepoConfig, ...]
-    channels: dict[str, ChannelConfig] = {}
+    channels: dict[str, ChannelConfig] = Field(default_factory=dict)
 
     @field_validator("channels")
     @classmethod
@@ -338,19 +155,19 @@ class Config(_Config):
     @model_validator(mode="after")
     def _references(self) -> Config:
         if not self.repos:
-            raise _problem("repos", "configure at least one [[repos]] table")
+            raise problem("repos", "configure at least one [[repos]] table")
         seen: set[tuple[str, str]] = set()
         for index, repo in enumerate(self.repos):
             key = (repo.name, repo.lang)
             if key in seen:
-                raise _problem(
+                raise problem(
                     f"repos[{index}].name", f"{repo.name} ({repo.lang}) is configured twice"
                 )
             seen.add(key)
             for name in repo.channels or ():
                 if name not in self.channels:
                     known = ", ".join(sorted(self.channels)) or "none"
-                    raise _problem(
+                    raise problem(
                         f"repos[{index}].channels", f"no channel named {name!r} (known: {known})"
                     )
         return self
@@ -370,7 +187,7 @@ class Config(_Config):
         """(key, variable name) of every environment variable the channels name."""
         found: list[tuple[str, str]] = []
         for name, channel in self.channels.items():
-            for field in ("webhook_env", "secret_env", "password_env"):
+            for field in secret_fields(channel):
                 var = getattr(channel, field, None)
                 if var:
                     found.append((f"channels.{name}.{field}", var))
@@ -482,29 +299,9 @@ def config_keys() -> list[str]:
                 walk(RepoConfig, "repos.")
 
     walk(Config, "")
-    for channel in (FeishuConfig, DingTalkConfig, WeComConfig, SlackConfig, EmailConfig):
+    for channel in (kind.config for kind in KINDS):
         for name, field in channel.model_fields.items():
             key = f"channels.*.{field.alias or name}"
             if key not in keys:
                 keys.append(key)
     return keys
-
-
-def report_window(repo: RepoConfig, day: date | None, now: datetime) -> Window:
-    """The window a scheduled run digests: the given local day, else yesterday (local).
-
-    ``window = "week"`` is the seven local days ending with that day.
-    """
-    zone = ZoneInfo(repo.timezone)
-    last = day if day is not None else (now.astimezone(zone).date() - timedelta(days=1))
-    if repo.window == "day":
-        return day_window(last.isoformat(), repo.timezone)
-    first = last - timedelta(days=6)
-    since = datetime.combine(first, time(0), tzinfo=zone)
-    until = datetime.combine(last + timedelta(days=1), time(0), tzinfo=zone)
-    return Window(
-        since=since,
-        until=until,
-        tz=repo.timezone,
-        label=f"{first.isoformat()}..{last.isoformat()}",
-    )

@@ -1,12 +1,16 @@
-"""The digest stage: records of a window → dossiers → assessments → entries → :class:`Digest`.
+"""The digest of a window: plan (read), compute (pure), persist (write).
 
-Each derived artefact is looked up in the store first and computed only when the versions it
-was derived from changed (record content, analyzer, preset, triage, writer, language), so a
-re-run over an unchanged window recomputes nothing.
+* :func:`plan` reads, in one place, everything the window needs from the store: the records,
+  and the dossiers, assessments and entries already derived from them.
+* :func:`compute` turns the plan into a :class:`~prdigest.core.models.Digest` without touching
+  the store: it analyzes and assesses what is not cached (or stale), ranks and selects, and
+  hands every entry that is not cached to the writer in one batch.
+* :func:`persist` writes, in one place, what compute produced (dossiers, assessments, the
+  cacheable entries and the cost of model calls).
 
-A writer that implements :class:`~prdigest.write.BatchWriter` (the LLM writer) gets all entries
-that are not cached in one call, so it can batch and parallelise requests; :func:`run_digest`
-then also returns what the writing cost. Other writers are called one entry at a time.
+Each derived artefact is reused only while the versions it was derived from hold (record
+content, analyzer, preset, triage, writer, language and its locale), so a re-run over an
+unchanged window recomputes nothing and calls no model.
 """
 
 from __future__ import annotations
@@ -14,14 +18,16 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prdigest.analyze import analyze
+from prdigest.core.locale import DEFAULT_LANG, check_lang, locale
 from prdigest.core.models import (
     ANALYZER_VERSION,
     TRIAGE_VERSION,
     AreaGroup,
+    AreaText,
     Assessment,
     Digest,
     DigestItem,
@@ -29,16 +35,17 @@ from prdigest.core.models import (
     Entry,
     Level,
     PRHead,
+    UsageRecord,
     Window,
 )
 from prdigest.core.presets import Preset, load_preset
 from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
+from prdigest.store.artefacts import Cached
 from prdigest.triage import assess, rank, select
-from prdigest.write import BatchResult, BatchWriter, Lang, UsageRecord, Writer, WriteRequest
+from prdigest.write import Writer, WriteRequest
 
 Progress = Callable[[int, int], None]
-OTHER_AREA = {"zh": "其他", "en": "other"}
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,7 @@ class DigestOptions:
     repo: str
     window: Window
     top: int = 8
-    lang: Lang = "zh"
+    lang: str = DEFAULT_LANG
     preset_path: Path | None = None
 
 
@@ -82,25 +89,67 @@ class Analyzed:
     pr_hash: str
     dossier: Dossier
     assessment: Assessment
+    areas: dict[str, AreaText] = field(default_factory=dict)  # explain: names of its areas
 
 
-def analyze_stored(store: Store, pr: PullRequest, preset: Preset) -> Analyzed:
-    """Dossier and assessment of one PR, from the store when still current."""
+# -- plan -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a window's digest needs, read from the store."""
+
+    options: DigestOptions
+    preset: Preset
+    records: tuple[PullRequest, ...]
+    cached: Cached
+
+
+def plan(store: Store, options: DigestOptions) -> Plan:
+    check_lang(options.lang)
+    preset = load_preset(options.repo, options.preset_path)
+    window = options.window
+    records = tuple(store.records.in_window(options.repo, window.since, window.until))
+    cached = store.artefacts.cached(
+        options.repo, [r.number for r in records], ANALYZER_VERSION, preset.key, TRIAGE_VERSION
+    )
+    return Plan(options, preset, records, cached)
+
+
+# -- compute ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Fresh:
+    """The artefacts made for a digest that the store does not have yet."""
+
+    dossiers: list[tuple[Dossier, str]] = field(default_factory=list)  # (dossier, pr hash)
+    assessments: list[tuple[Assessment, str]] = field(default_factory=list)
+    entries: list[tuple[Entry, str, str]] = field(default_factory=list)  # (entry, key, pr hash)
+
+
+@dataclass(frozen=True)
+class Computed:
+    run: DigestRun
+    fresh: Fresh
+
+
+def analyzed(pr: PullRequest, preset: Preset, cached: Cached, fresh: Fresh) -> Analyzed:
+    """Dossier and assessment of one PR: the cached ones while current, else new ones (which
+    are added to ``fresh``)."""
     pr_hash = content_hash(pr)
-    dossier = store.get_dossier(pr.repo, pr.number, pr_hash, ANALYZER_VERSION, preset.key)
+    dossier = cached.dossier(pr.number, pr_hash)
+    assessment = cached.assessment(pr.number, pr_hash) if dossier is not None else None
     if dossier is None:
         dossier = analyze(pr, preset, pr_version=pr.version_key)
-        store.put_dossier(dossier, pr_hash, preset.key)
-    assessment = store.get_assessment(
-        pr.repo, pr.number, pr_hash, ANALYZER_VERSION, preset.key, TRIAGE_VERSION
-    )
+        fresh.dossiers.append((dossier, pr_hash))
     if assessment is None:
         assessment = assess(dossier)
-        store.put_assessment(assessment, pr_hash, ANALYZER_VERSION, preset.key)
+        fresh.assessments.append((assessment, pr_hash))
     return Analyzed(pr, pr_hash, dossier, assessment)
 
 
-def entry_key(item: Analyzed, preset: Preset, writer: Writer, lang: Lang, paragraph: bool) -> str:
+def entry_key(item: Analyzed, preset: Preset, writer: Writer, lang: str, paragraph: bool) -> str:
     parts = [
         item.pr_hash,
         ANALYZER_VERSION,
@@ -108,21 +157,15 @@ def entry_key(item: Analyzed, preset: Preset, writer: Writer, lang: Lang, paragr
         TRIAGE_VERSION,
         writer.key,
         lang,
+        locale(lang).key,
         "p" if paragraph else "t",
     ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def _entry(
-    store: Store, item: Analyzed, preset: Preset, writer: Writer, lang: Lang, paragraph: bool
-) -> Entry:
-    key = entry_key(item, preset, writer, lang, paragraph)
-    cached = store.get_entry(item.pr.repo, item.pr.number, key)
-    if cached is not None:
-        return cached
-    entry = writer.write(item.dossier, item.assessment, lang=lang, paragraph=paragraph)
-    store.put_entry(entry, key, item.pr_hash)
-    return entry
+def area_text(preset: Preset, area: str | None, lang: str) -> AreaText | None:
+    rule = preset.area_by_id(area) if area else None
+    return rule.text(lang) if rule is not None else None
 
 
 def _head(item: Analyzed) -> PRHead:
@@ -139,53 +182,132 @@ def _head(item: Analyzed) -> PRHead:
         merge_commit_sha=d.merge_commit_sha,
         kind=d.kind,
         area=a.area,
-        area_en=a.area_en,
         coverage=d.coverage.label,
         discussion=d.coverage.discussion,
     )
 
 
-def _group_others(items: list[DigestItem], lang: Lang) -> tuple[AreaGroup, ...]:
-    groups: dict[str, list[DigestItem]] = {}
+def _group_others(
+    items: list[DigestItem], names: dict[str, str], lang: str
+) -> tuple[AreaGroup, ...]:
+    groups: dict[str | None, list[DigestItem]] = {}
     for item in items:
-        area = (item.pr.area if lang == "zh" else item.pr.area_en) or OTHER_AREA[lang]
-        groups.setdefault(area, []).append(item)
-    ordered = sorted(groups.items(), key=lambda kv: (kv[0] == OTHER_AREA[lang], -len(kv[1]), kv[0]))
+        groups.setdefault(item.pr.area if item.pr.area in names else None, []).append(item)
+    other = locale(lang).say("text", "other_area")
+
+    def name(area: str | None) -> str:
+        return names[area] if area is not None else other
+
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0] is None, -len(kv[1]), name(kv[0])))
     return tuple(
-        AreaGroup(area=area, items=tuple(sorted(members, key=lambda i: i.pr.number)))
+        AreaGroup(
+            area=area, name=name(area), items=tuple(sorted(members, key=lambda i: i.pr.number))
+        )
         for area, members in ordered
     )
 
 
-def _batch_entries(
-    store: Store,
-    analyzed: dict[int, Analyzed],
-    chosen: set[int],
-    preset: Preset,
-    writer: BatchWriter,
-    lang: Lang,
-) -> tuple[dict[int, Entry], BatchResult | None]:
-    """Cached entries, and one batch call for all the others (stored when cacheable)."""
+@dataclass(frozen=True)
+class Written:
+    entries: dict[int, Entry]
+    usage: tuple[UsageRecord, ...] = ()
+    notes: tuple[str, ...] = ()
+    count: int = 0  # entries the writer wrote in this run
+
+
+def _write(
+    plan: Plan, writer: Writer, items: dict[int, Analyzed], chosen: set[int], fresh: Fresh
+) -> Written:
+    """Cached entries, and one writer batch for all the others."""
+    lang = plan.options.lang
     entries: dict[int, Entry] = {}
     misses: list[WriteRequest] = []
-    for assessment in rank([x.assessment for x in analyzed.values()]):
-        item = analyzed[assessment.number]
+    hashes: dict[int, str] = {}
+    for assessment in rank([x.assessment for x in items.values()]):
+        item = items[assessment.number]
         selected = assessment.number in chosen
-        key = entry_key(item, preset, writer, lang, selected)
-        cached = store.get_entry(item.pr.repo, item.pr.number, key)
+        key = entry_key(item, plan.preset, writer, lang, selected)
+        cached = plan.cached.entry(item.pr.number, key)
         if cached is not None:
             entries[assessment.number] = cached
-        else:
-            misses.append(WriteRequest(item.pr, item.dossier, assessment, selected, key))
+            continue
+        area = area_text(plan.preset, assessment.area, lang)
+        misses.append(WriteRequest(item.pr, item.dossier, assessment, selected, key, area))
+        hashes[assessment.number] = item.pr_hash
     if not misses:
-        return entries, None
+        return Written(entries)
     result = writer.write_batch(misses, lang=lang)
     for request in misses:
         number = request.dossier.number
         entries[number] = result.entries[number]
         if number in result.cacheable:
-            store.put_entry(entries[number], request.entry_key, analyzed[number].pr_hash)
-    return entries, result
+            fresh.entries.append((entries[number], request.entry_key, hashes[number]))
+    return Written(entries, result.usage, result.notes, len(misses))
+
+
+def compute(plan: Plan, writer: Writer, progress: Progress | None = None) -> Computed:
+    """The digest of a planned window: every merged PR, the best ``top`` with a paragraph."""
+    options, preset = plan.options, plan.preset
+    fresh = Fresh()
+    total = len(plan.records) * 2
+    items: dict[int, Analyzed] = {}
+    for done, pr in enumerate(plan.records, start=1):
+        items[pr.number] = analyzed(pr, preset, plan.cached, fresh)
+        if progress:
+            progress(done, total)
+    assessments = [x.assessment for x in items.values()]
+    chosen = {a.number for a in select(assessments, options.top)}
+    written = _write(plan, writer, items, chosen, fresh)
+    if progress:
+        progress(total, total)
+    ranked = [
+        DigestItem(
+            pr=_head(items[a.number]),
+            assessment=a,
+            entry=written.entries[a.number],
+            selected=a.number in chosen,
+        )
+        for a in rank(assessments)
+    ]
+    used = {i.pr.area for i in ranked if i.pr.area}
+    names = {area: text.name for area in used if (text := area_text(preset, area, options.lang))}
+    digest = Digest(
+        repo=options.repo,
+        window=options.window,
+        lang=options.lang,
+        selected=tuple(i for i in ranked if i.selected),
+        others=_group_others([i for i in ranked if not i.selected], names, options.lang),
+        total=len(ranked),
+        counts={
+            level.value: sum(1 for i in ranked if i.assessment.level is level) for level in Level
+        },
+        areas=dict(sorted(names.items())),
+    )
+    run = DigestRun(digest, written.usage, written.notes, written=written.count)
+    return Computed(run, fresh)
+
+
+# -- persist ----------------------------------------------------------------------------------
+
+
+def persist(store: Store, plan: Plan, computed: Computed, writer: Writer) -> None:
+    """Write what compute made, in one transaction, and the run's model usage."""
+    _store_fresh(store, plan.preset, computed.fresh)
+    if computed.run.usage:
+        store.usage.put(uuid.uuid4().hex, plan.options.repo, writer.key, computed.run.usage)
+
+
+# -- the stage as callers use it --------------------------------------------------------------
+
+
+def run_digest(
+    store: Store, options: DigestOptions, writer: Writer, progress: Progress | None = None
+) -> DigestRun:
+    """Plan, compute and persist one window's digest; the digest and what writing it cost."""
+    planned = plan(store, options)
+    computed = compute(planned, writer, progress)
+    persist(store, planned, computed, writer)
+    return computed.run
 
 
 def build_digest(
@@ -195,54 +317,30 @@ def build_digest(
     return run_digest(store, options, writer, progress).digest
 
 
-def run_digest(
-    store: Store, options: DigestOptions, writer: Writer, progress: Progress | None = None
-) -> DigestRun:
-    """:func:`build_digest`, with the cost of writing (stored too) and notes for the user."""
-    preset = load_preset(options.repo, options.preset_path)
-    records = store.prs_in_window(options.repo, options.window.since, options.window.until)
-    analyzed: dict[int, Analyzed] = {}
-    for done, pr in enumerate(records, start=1):
-        analyzed[pr.number] = analyze_stored(store, pr, preset)
-        if progress:
-            progress(done, len(records) * 2)
-    chosen = {a.number for a in select([x.assessment for x in analyzed.values()], options.top)}
-    batch: BatchResult | None = None
-    entries: dict[int, Entry] = {}
-    if isinstance(writer, BatchWriter):
-        entries, batch = _batch_entries(store, analyzed, chosen, preset, writer, options.lang)
-    items: dict[int, DigestItem] = {}
-    for done, assessment in enumerate(rank([x.assessment for x in analyzed.values()]), start=1):
-        item = analyzed[assessment.number]
-        selected = assessment.number in chosen
-        entry = entries.get(assessment.number) or _entry(
-            store, item, preset, writer, options.lang, selected
-        )
-        items[assessment.number] = DigestItem(
-            pr=_head(item), assessment=assessment, entry=entry, selected=selected
-        )
-        if progress:
-            progress(len(records) + done, len(records) * 2)
-    ranked = [items[a.number] for a in rank([x.assessment for x in analyzed.values()])]
-    selected_items = tuple(i for i in ranked if i.selected)
-    counts = {level.value: sum(1 for i in ranked if i.assessment.level is level) for level in Level}
-    digest = Digest(
-        repo=options.repo,
-        window=options.window,
-        lang=options.lang,
-        selected=selected_items,
-        others=_group_others([i for i in ranked if not i.selected], options.lang),
-        total=len(ranked),
-        counts=counts,
-    )
-    if batch is None:
-        return DigestRun(digest)
-    if batch.usage:
-        store.put_llm_usage(uuid.uuid4().hex, options.repo, writer.key, batch.usage)
-    return DigestRun(digest, batch.usage, batch.notes, written=len(batch.entries))
-
-
-def explain(store: Store, repo: str, number: int, preset_path: Path | None = None) -> Analyzed:
-    """Dossier and assessment of one stored PR (``prdigest explain``)."""
+def explain(
+    store: Store,
+    repo: str,
+    number: int,
+    preset_path: Path | None = None,
+    lang: str = DEFAULT_LANG,
+) -> Analyzed:
+    """Dossier and assessment of one stored PR (``prdigest explain``), with its areas' names
+    in ``lang``."""
     preset = load_preset(repo, preset_path)
-    return analyze_stored(store, store.get_pr(repo, number), preset)
+    pr = store.records.get(repo, number)
+    cached = store.artefacts.cached(repo, [number], ANALYZER_VERSION, preset.key, TRIAGE_VERSION)
+    fresh = Fresh()
+    item = analyzed(pr, preset, cached, fresh)
+    _store_fresh(store, preset, fresh)
+    names = {a.id: text for a in item.dossier.areas if (text := area_text(preset, a.id, lang))}
+    return replace(item, areas=names)
+
+
+def _store_fresh(store: Store, preset: Preset, fresh: Fresh) -> None:
+    store.artefacts.put_all(
+        preset.key,
+        ANALYZER_VERSION,
+        dossiers=fresh.dossiers,
+        assessments=fresh.assessments,
+        entries=fresh.entries,
+    )

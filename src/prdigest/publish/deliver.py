@@ -10,46 +10,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from prdigest.core.errors import DeliveryError
-from prdigest.publish.site.builder import page_url
-from prdigest.publish.summary import Summary, build_summary
-from prdigest.store import Store
-from prdigest.store.publish import StoredDigest
+from prdigest.publish.channels.base import Channel
+from prdigest.publish.site.layout import page_url
+from prdigest.publish.summary import build_summary
+from prdigest.store.deliveries import DeliveryRepository
+from prdigest.store.digests import DigestRepository, StoredDigest
 
 log = logging.getLogger("prdigest.publish")
 
 OutcomeStatus = Literal["sent", "already_sent", "failed"]
-
-
-class Channel(Protocol):
-    """Anything that can take a summary: the webhooks and e-mail implement it."""
-
-    name: str
-
-    @property
-    def kind(self) -> str:
-        """The channel type (``feishu``, ``email`` …), for reports."""
-        ...
-
-    def send(self, summary: Summary) -> None:
-        """Deliver, or raise :class:`~prdigest.core.errors.DeliveryError`."""
-        ...
-
-
-class UnconfiguredChannel:
-    """A channel whose secret is missing from the environment: every send fails (and is logged
-    as failed, so it is retried once the variable is set)."""
-
-    kind = "unconfigured"
-
-    def __init__(self, name: str, reason: str) -> None:
-        self.name = name
-        self.reason = reason
-
-    def send(self, summary: Summary) -> None:
-        raise DeliveryError(self.reason, channel=self.name)
 
 
 @dataclass(frozen=True)
@@ -69,7 +41,8 @@ class DeliveryOutcome:
 
 
 def deliver(
-    store: Store,
+    digests: DigestRepository,
+    deliveries: DeliveryRepository,
     channel: Channel,
     stored: StoredDigest,
     *,
@@ -77,20 +50,20 @@ def deliver(
     force: bool = False,
 ) -> DeliveryOutcome:
     """Post one stored digest to one channel, unless it already went there."""
-    previous = store.get_delivery(channel.name, stored.repo, stored.label, stored.lang)
+    previous = deliveries.get(channel.name, stored.repo, stored.label, stored.lang)
     if previous is not None and previous.status == "sent" and not force:
         return DeliveryOutcome(
             channel.name, stored.repo, stored.label, stored.lang, "already_sent", previous.attempts
         )
     retry = previous is not None and previous.status == "failed"
-    digest = store.load_digest(stored.repo, stored.label, stored.lang)
+    digest = digests.load(stored.repo, stored.label, stored.lang)
     summary = build_summary(
         digest, page_url=page_url(base_url, stored.repo, stored.label, stored.lang)
     )
     try:
         channel.send(summary)
     except DeliveryError as exc:
-        record = store.record_delivery(channel.name, stored, ok=False, error=exc.message)
+        record = deliveries.record(channel.name, stored, ok=False, error=exc.message)
         log.warning("%s (attempt %d)", exc.message, record.attempts)
         return DeliveryOutcome(
             channel.name,
@@ -102,14 +75,15 @@ def deliver(
             error=exc.message,
             retry=retry,
         )
-    record = store.record_delivery(channel.name, stored, ok=True)
+    record = deliveries.record(channel.name, stored, ok=True)
     return DeliveryOutcome(
         channel.name, stored.repo, stored.label, stored.lang, "sent", record.attempts, retry=retry
     )
 
 
 def retry_failed(
-    store: Store,
+    digests: DigestRepository,
+    deliveries: DeliveryRepository,
     channels: Mapping[str, Channel],
     *,
     base_url: str | None,
@@ -123,7 +97,7 @@ def retry_failed(
     wanted = set(repos) if repos is not None else None
     done = set(skip)
     outcomes = []
-    for record in store.list_deliveries(status="failed"):
+    for record in deliveries.query(status="failed"):
         key = (record.channel, record.repo, record.label, record.lang)
         if key in done or (wanted is not None and record.repo not in wanted):
             continue
@@ -136,9 +110,9 @@ def retry_failed(
                 record.channel,
             )
             continue
-        found = store.list_digests(record.repo, label=record.label, lang=record.lang)
+        found = digests.query(record.repo, label=record.label, lang=record.lang)
         if not found:
             continue
-        outcomes.append(deliver(store, channel, found[0], base_url=base_url))
+        outcomes.append(deliver(digests, deliveries, channel, found[0], base_url=base_url))
         done.add(key)
     return outcomes

@@ -10,26 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from prdigest.core.locale import locale
 from prdigest.core.models import Digest, Level
-from prdigest.render.common import LEVEL_LABEL, one_line
-from prdigest.render.html import TEXT, area_name, pr_url
-
-SUMMARY_TEXT = {
-    "zh": {
-        "merged": "合并 PR {total} 个",
-        "read_more": "阅读全文",
-        "more": "其余 {more} 个 PR 见全文",
-        "more_no_page": "其余 {more} 个 PR 未列出",
-        "empty": "{label}（{tz}）窗口内没有合并的 PR。",
-    },
-    "en": {
-        "merged": "{total} merged PRs",
-        "read_more": "Read the full digest",
-        "more": "{more} more PRs in the full digest",
-        "more_no_page": "{more} more PRs not listed",
-        "empty": "No merged PRs in {label} ({tz}).",
-    },
-}
+from prdigest.render.common import area_name, one_line
+from prdigest.render.html import pr_url
 
 
 @dataclass(frozen=True)
@@ -64,22 +48,22 @@ class Summary:
         more = self.digest.total - shown
         if more <= 0:
             return None
-        text = SUMMARY_TEXT[self.digest.lang]
-        return (text["more"] if self.page_url else text["more_no_page"]).format(more=more)
+        key = "more" if self.page_url else "more_no_page"
+        return locale(self.digest.lang).say("summary", key, more=more)
 
     @property
     def empty(self) -> str | None:
         if self.digest.total:
             return None
         window = self.digest.window
-        return SUMMARY_TEXT[self.digest.lang]["empty"].format(label=window.label, tz=window.tz)
+        return locale(self.digest.lang).empty(window.label, window.tz)
 
 
 def counts_text(digest: Digest) -> str:
-    labels = LEVEL_LABEL[digest.lang]
-    parts = [SUMMARY_TEXT[digest.lang]["merged"].format(total=digest.total)]
+    words = locale(digest.lang)
+    parts = [words.say("text", "merged", total=digest.total)]
     parts += [
-        f"{labels[level]} {digest.counts[level.value]}"
+        f"{words.label(level)} {digest.counts[level.value]}"
         for level in Level
         if digest.counts.get(level.value)
     ]
@@ -87,14 +71,14 @@ def counts_text(digest: Digest) -> str:
 
 
 def build_summary(digest: Digest, *, page_url: str | None) -> Summary:
-    lang = digest.lang
+    words = locale(digest.lang)
     entries = tuple(
         SummaryEntry(
             number=item.pr.number,
             title=one_line(item.entry.title),
             level=item.assessment.level,
-            level_label=LEVEL_LABEL[lang][item.assessment.level],
-            area=one_line(area_name(item, lang)),
+            level_label=words.label(item.assessment.level),
+            area=one_line(area_name(digest, item.pr.area)),
             pr_url=pr_url(item.pr.repo, item.pr.number),
             link=(
                 f"{page_url}#pr-{item.pr.number}"
@@ -106,9 +90,9 @@ def build_summary(digest: Digest, *, page_url: str | None) -> Summary:
     )
     return Summary(
         digest=digest,
-        heading=f"{digest.repo} · {digest.window.label} {TEXT[lang]['digest']}",
+        heading=f"{digest.repo} · {digest.window.label} {words.say('text', 'digest')}",
         counts=counts_text(digest),
         entries=entries,
         page_url=page_url,
-        read_more=SUMMARY_TEXT[lang]["read_more"],
+        read_more=words.say("summary", "read_more"),
     )

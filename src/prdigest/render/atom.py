@@ -15,9 +15,10 @@ from datetime import datetime
 
 from feedgen.feed import FeedGenerator
 
+from prdigest.core.locale import locale
 from prdigest.core.models import Digest
 from prdigest.core.version import __version__
-from prdigest.render.html import TEXT, digest_context, environment
+from prdigest.render.html import digest_context, environment
 
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/prdigest")
 
@@ -48,13 +49,13 @@ def atom_feed(
     fallback_updated: datetime,
 ) -> bytes:
     """The Atom feed of a repository's digests (``items`` newest first)."""
-    text = TEXT[lang]
+    words = locale(lang)
     feed = FeedGenerator()
     feed.id(entry_id(repo, "feed", lang))
-    feed.title(f"{repo} · {text['digest']}")
+    feed.title(f"{repo} · {words.say('text', 'digest')}")
     feed.author({"name": "prdigest"})
     feed.generator("prdigest", version=__version__)
-    feed.language("zh-CN" if lang == "zh" else "en")
+    feed.language(words.html_lang)
     if page_href:
         feed.link(href=page_href, rel="alternate")
     if self_href:
@@ -64,7 +65,8 @@ def atom_feed(
         digest = item.digest
         entry = feed.add_entry(order="append")
         entry.id(entry_id(digest.repo, digest.window.label, digest.lang))
-        entry.title(f"{digest.repo} · {digest.window.label} {TEXT[digest.lang]['digest']}")
+        heading = locale(digest.lang).say("text", "digest")
+        entry.title(f"{digest.repo} · {digest.window.label} {heading}")
         entry.link(href=item.href, rel="alternate")
         entry.published(digest.window.until)
         entry.updated(item.updated)

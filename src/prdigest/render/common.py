@@ -1,27 +1,11 @@
-"""Helpers shared by renderers: labels, counts, escaping of untrusted text."""
+"""Helpers shared by renderers: counts, area names, escaping of untrusted text."""
 
 from __future__ import annotations
 
 import re
 
+from prdigest.core.locale import locale
 from prdigest.core.models import Digest, Level
-
-LEVEL_LABEL = {
-    "zh": {
-        Level.MUST_READ: "值得精读",
-        Level.WORTH_READING: "值得选读",
-        Level.SKIM: "快速浏览",
-        Level.SKIP: "无需精读",
-        Level.LIST_ONLY: "仅列出",
-    },
-    "en": {
-        Level.MUST_READ: "must read",
-        Level.WORTH_READING: "worth reading",
-        Level.SKIM: "skim",
-        Level.SKIP: "skip",
-        Level.LIST_ONLY: "listed",
-    },
-}
 
 _WHITESPACE = re.compile(r"\s+")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
@@ -39,15 +23,18 @@ def defuse_mentions(text: str) -> str:
 
 
 def empty_message(digest: Digest) -> str:
-    if digest.lang == "zh":
-        return f"{digest.window.label}（{digest.window.tz}）窗口内没有合并的 PR。"
-    return f"No merged PRs in {digest.window.label} ({digest.window.tz})."
+    return locale(digest.lang).empty(digest.window.label, digest.window.tz)
+
+
+def area_name(digest: Digest, area: str | None) -> str:
+    """An area's name in the digest's language; PRs outside every area are "other"."""
+    return digest.area_name(area) or locale(digest.lang).say("text", "other_area")
 
 
 def counts_line(digest: Digest) -> str:
-    labels = LEVEL_LABEL[digest.lang]
+    words = locale(digest.lang)
     parts = [
-        f"{labels[level]} {digest.counts.get(level.value, 0)}"
+        f"{words.label(level)} {digest.counts.get(level.value, 0)}"
         for level in Level
         if digest.counts.get(level.value, 0)
     ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from prdigest.core.models import Assessment, Dossier
+from collections.abc import Mapping
+
+from prdigest.core.models import AreaText, Assessment, Dossier
 
 
 def _section(title: str, rows: list[str]) -> list[str]:
@@ -17,11 +19,22 @@ def _where(path: str | None, line: int | None) -> str:
     return f"{path}:{line}" if line else path
 
 
+def _name(area: str, areas: Mapping[str, AreaText]) -> str:
+    text = areas.get(area)
+    return text.name if text else area
+
+
+def _audience(a: Assessment, areas: Mapping[str, AreaText]) -> str:
+    text = areas.get(a.audience) if a.audience else None
+    return text.audience if text and text.audience else "-"
+
+
 def _thread_state(resolved: bool, outdated: bool) -> str:
     return "resolved" if resolved else "outdated" if outdated else "OPEN"
 
 
-def explain_text(d: Dossier, a: Assessment) -> str:
+def explain_text(d: Dossier, a: Assessment, areas: Mapping[str, AreaText]) -> str:
+    """``areas``: the name and readers of each area id, in the language of the view."""
     lines = [
         f"{d.ref}  {d.title}",
         f"level: {a.level.value}   score: {a.score}   kind: {d.kind.value} ({d.kind_evidence})",
@@ -29,10 +42,13 @@ def explain_text(d: Dossier, a: Assessment) -> str:
         f"discussion {'yes' if d.coverage.discussion else 'no'}, "
         f"checks {'yes' if d.coverage.checks else 'no'}"
         + (f" ({d.coverage.note})" if d.coverage.note else ""),
-        f"audience: {a.audience or '-'}",
+        f"audience: {_audience(a, areas)}",
     ]
     lines += _section("reasons", [f"{r.weight:+5.2f}  {r.code}: {r.detail}" for r in a.reasons])
-    lines += _section("areas", [f"{x.id} {x.name} {x.share:.0%} ({x.evidence})" for x in d.areas])
+    lines += _section(
+        "areas",
+        [f"{x.id} {_name(x.id, areas)} {x.share:.0%} ({x.evidence})" for x in d.areas],
+    )
     lines += _section(
         "files",
         [

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from prdigest.core.locale import locale
 from prdigest.core.models import CodeRef, Digest, DigestItem, Entry
 from prdigest.core.records import mention
 from prdigest.render.common import (
-    LEVEL_LABEL,
     counts_line,
     defuse_mentions,
     empty_message,
@@ -28,28 +28,6 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _LIST_DASH = re.compile(r"^(\s*)-(?=\s)")
 _LIST_NUMBER = re.compile(r"^(\s*\d+)\.(?=\s)")
-
-TEXT = {
-    "zh": {
-        "title": "PR 阅读摘要",
-        "window": "窗口",
-        "merged": "合并 PR {total} 个",
-        "selection": "本摘要是精选：{selected} 个 PR 附导读，其余 {rest} 个按方向列在“其他合并”。",
-        "others": "其他合并",
-        "no_reviews": "注：{count} 个 PR 的记录不含评审数据（例如来自 git），"
-        "其导读不涉及评审讨论。",
-    },
-    "en": {
-        "title": "PR reading digest",
-        "window": "Window",
-        "merged": "{total} merged PRs",
-        "selection": "A selection: {selected} PRs come with a reading guide; the other {rest} are "
-        "listed by area under “Other merges”.",
-        "others": "Other merges",
-        "no_reviews": "Note: the records of {count} PRs carry no review data (e.g. read from git); "
-        "their entries say nothing about review.",
-    },
-}
 
 
 def escape(text: str, *, line_start: bool = True) -> str:
@@ -99,15 +77,15 @@ def _pr_link(item: DigestItem) -> str:
     return f"https://github.com/{item.pr.repo}/pull/{item.pr.number}"
 
 
-def _meta(item: DigestItem, lang: str) -> str:
-    area = item.pr.area if lang == "zh" else item.pr.area_en
+def _meta(item: DigestItem, digest: Digest) -> str:
+    area = digest.area_name(item.pr.area)
     parts = [f"[#{item.pr.number}]({_pr_link(item)})"]
     if item.pr.author:
         parts.append(escape(mention(item.pr.author)))
     parts.append(f"+{item.pr.additions}/−{item.pr.deletions}")
     if area:
         parts.append(escape(area))
-    parts.append(f"**{LEVEL_LABEL[lang][item.assessment.level]}**")
+    parts.append(f"**{locale(digest.lang).label(item.assessment.level)}**")
     if item.pr.coverage != "full":
         parts.append(f"diff: {item.pr.coverage}")
     if item.entry.fallback:
@@ -116,14 +94,14 @@ def _meta(item: DigestItem, lang: str) -> str:
 
 
 def _header(digest: Digest) -> list[str]:
-    t = TEXT[digest.lang]
+    words = locale(digest.lang)
     window = digest.window
     since = window.since.strftime("%Y-%m-%d %H:%M %z")
     until = window.until.strftime("%Y-%m-%d %H:%M %z")
-    lines = [f"# {escape(digest.repo)} · {escape(window.label)} {t['title']}", ""]
+    lines = [f"# {escape(digest.repo)} · {escape(window.label)} {words.say('text', 'digest')}", ""]
     summary = [
-        f"{t['window']}: {since} – {until} ({escape(window.tz)})",
-        t["merged"].format(total=digest.total),
+        f"{words.say('text', 'window')}: {since} – {until} ({escape(window.tz)})",
+        words.say("text", "merged", total=digest.total),
     ]
     counts = counts_line(digest)
     if counts:
@@ -131,10 +109,11 @@ def _header(digest: Digest) -> list[str]:
     lines += [" · ".join(summary), ""]
     if digest.total:
         rest = digest.total - len(digest.selected)
-        lines += ["> " + t["selection"].format(selected=len(digest.selected), rest=rest), ""]
+        selection = words.say("markdown", "selection", selected=len(digest.selected), rest=rest)
+        lines += ["> " + selection, ""]
     unreviewed = sum(1 for item in digest.all_items() if not item.pr.discussion)
     if unreviewed:
-        lines += ["> " + t["no_reviews"].format(count=unreviewed), ""]
+        lines += ["> " + words.say("markdown", "no_reviews", count=unreviewed), ""]
     return lines
 
 
@@ -144,7 +123,7 @@ def _selected(digest: Digest) -> list[str]:
         lines += [
             f"## {index}. [{escape(item.entry.title)}]({_pr_link(item)})",
             "",
-            _meta(item, digest.lang),
+            _meta(item, digest),
             "",
         ]
         if item.entry.paragraph:
@@ -155,12 +134,12 @@ def _selected(digest: Digest) -> list[str]:
 def _others(digest: Digest) -> list[str]:
     if not digest.others:
         return []
-    t = TEXT[digest.lang]
-    lines = [f"## {t['others']}", ""]
+    words = locale(digest.lang)
+    lines = [f"## {words.say('text', 'others')}", ""]
     for group in digest.others:
-        lines += [f"### {escape(group.area)}", ""]
+        lines += [f"### {escape(group.name)}", ""]
         for item in group.items:
-            label = LEVEL_LABEL[digest.lang][item.assessment.level]
+            label = words.label(item.assessment.level)
             author = f" · {escape(mention(item.pr.author))}" if item.pr.author else ""
             lines.append(
                 f"- [#{item.pr.number}]({_pr_link(item)}) {escape(item.entry.title)}"

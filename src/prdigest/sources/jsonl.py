@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, ClassVar
 
 from prdigest.core.errors import ImportLineError, InputError, RecordError
+from prdigest.core.models import Window
 from prdigest.core.records import PullRequest, parse_record
+from prdigest.sources.base import Details, Fetched, Item, NoDetails, Skipped
+
+BATCH = 200
 
 
 def parse_lines(
@@ -61,3 +66,37 @@ def write_records(records: Iterable[PullRequest], out: IO[str]) -> int:
         out.write("\n")
         count += 1
     return count
+
+
+@dataclass
+class JsonlSource:
+    """The records of a JSONL file; with ``only`` set, lines of other repositories are skipped.
+
+    A file has no notion of time: every record is read, whatever the window.
+    """
+
+    name: ClassVar[str] = "jsonl"
+    path: Path
+    only: str | None = None
+    flush_every: int = BATCH
+    yields_to_others: bool = False
+
+    @property
+    def repo(self) -> str:
+        return self.only or "*"
+
+    def read(self, window: Window | None) -> Iterator[Item]:
+        for item in read_records(self.path):
+            if isinstance(item, PullRequest):
+                if self.only is not None and item.repo != self.only:
+                    yield Skipped(item.ref, item.title, f"a record of {item.repo}")
+                    continue
+                yield Fetched(item)
+            else:
+                yield item
+
+    def details(self) -> Details:
+        return NoDetails()
+
+    def close(self) -> None:
+        return None

@@ -1,8 +1,9 @@
 """Checkpoints of the GitHub source: what a window listed and how far each PR's fetch got.
 
 A PR goes ``(nothing) → detail → done``. ``detail`` holds the PR's complete GraphQL data while
-its patch text is still to be fetched; ``done`` is written by :meth:`mark_done` inside the
-transaction that stores the record (``Store.upsert_prs(also=...)``), so a run killed at any point
+its patch text is still to be fetched; ``done`` is a :class:`DoneMark` that the record
+repository writes inside the transaction that stores the record
+(``RecordRepository.upsert(records, marks=...)``), so a run killed at any point
 leaves either the old state or the new one, never a record without its checkpoint. The
 ``updated_at`` kept here is the PR's ``updatedAt`` as GitHub wrote it; a listing with the same
 or an older value means the stored data is current.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, select, update
@@ -21,16 +22,21 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from prdigest.core.errors import StorageError
 from prdigest.store import schema
+from prdigest.store.engine import now as _now
+from prdigest.store.engine import utc_naive as _naive
 
 DETAIL, DONE = "detail", "done"
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+@dataclass(frozen=True, slots=True)
+class DoneMark:
+    """A PR stored as of ``updated_at`` (GitHub's own value), with how its diff was fetched."""
 
-
-def _naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
+    repo: str
+    number: int
+    updated_at: str
+    diff_mode: str | None
+    diff_etag: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +58,8 @@ class WindowState:
     numbers: tuple[int, ...]
 
 
-class GitHubSyncState:
-    """Read and write the ``github_*`` tables; get one from ``Store.github_state()``."""
+class GitHubCheckpoints:
+    """Read and write the ``github_*`` tables; the store hands one out as ``store.checkpoints``."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -170,30 +176,27 @@ class GitHubSyncState:
             ) from exc
 
     @staticmethod
-    def mark_done(
-        conn: Connection,
-        repo: str,
-        number: int,
-        updated_at: str,
-        diff_mode: str | None,
-        diff_etag: str | None,
-    ) -> None:
-        """Within the record's transaction: this PR is stored as of ``updated_at``."""
-        values = {
-            "updated_at": updated_at,
-            "stage": DONE,
-            "detail": None,
-            "diff_mode": diff_mode,
-            "diff_etag": diff_etag,
-            "fetched_at": _now(),
-        }
-        GitHubSyncState._upsert(conn, repo, number, values)
-
-    @staticmethod
     def _upsert(conn: Connection, repo: str, number: int, values: dict[str, Any]) -> None:
-        table = schema.github_pr_fetch
-        key = (table.c.repo == repo, table.c.number == number)
-        if conn.execute(select(table.c.id).where(*key)).first() is None:
-            conn.execute(table.insert().values(repo=repo, number=number, **values))
-        else:
-            conn.execute(update(table).where(*key).values(**values))
+        _upsert_fetch(conn, repo, number, values)
+
+
+def mark_done(conn: Connection, mark: DoneMark) -> None:
+    """Within the record's transaction: this PR is stored as of ``mark.updated_at``."""
+    values = {
+        "updated_at": mark.updated_at,
+        "stage": DONE,
+        "detail": None,
+        "diff_mode": mark.diff_mode,
+        "diff_etag": mark.diff_etag,
+        "fetched_at": _now(),
+    }
+    _upsert_fetch(conn, mark.repo, mark.number, values)
+
+
+def _upsert_fetch(conn: Connection, repo: str, number: int, values: dict[str, Any]) -> None:
+    table = schema.github_pr_fetch
+    key = (table.c.repo == repo, table.c.number == number)
+    if conn.execute(select(table.c.id).where(*key)).first() is None:
+        conn.execute(table.insert().values(repo=repo, number=number, **values))
+    else:
+        conn.execute(update(table).where(*key).values(**values))

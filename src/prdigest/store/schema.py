@@ -151,8 +151,8 @@ llm_usage = Table(
 
 # -- publish (migration 0004) ----------------------------------------------------------------
 #
-# * ``digests``: each produced digest as the JSON of :class:`~prdigest.core.models.Digest`, one row per
-#   (repo, window label, language); ``content_hash`` changes only when the digest does, and
+# * ``digests``: each produced digest as the JSON of :class:`~prdigest.core.models.Digest`, one
+#   row per (repo, window label, language); ``content_hash`` changes only when the digest does, and
 #   ``updated_at`` with it, so the site and feeds stay byte-stable over unchanged re-runs.
 # * ``deliveries``: one row per (channel, repo, window label, language): ``sent`` rows are never
 #   posted again, ``failed`` rows are retried on the next run with their attempt count and the

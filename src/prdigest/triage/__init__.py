@@ -64,21 +64,6 @@ SIGNAL_BONUS = {
     SignalKind.CONFIG_FLAG: 0.3,
 }
 
-LEVEL_PHRASE_ZH = {
-    Level.MUST_READ: "值得精读",
-    Level.WORTH_READING: "值得选读",
-    Level.SKIM: "快速浏览即可，不必精读",
-    Level.SKIP: "无需精读",
-    Level.LIST_ONLY: "",
-}
-LEVEL_PHRASE_EN = {
-    Level.MUST_READ: "Worth a close read",
-    Level.WORTH_READING: "Worth reading selectively",
-    Level.SKIM: "A quick skim is enough",
-    Level.SKIP: "No need to read",
-    Level.LIST_ONLY: "",
-}
-
 
 def _reason(code: str, detail: str, weight: float) -> Reason:
     return Reason(code=code, detail=detail, weight=round(weight, 2))
@@ -235,17 +220,15 @@ def assess(dossier: Dossier) -> Assessment:
     level, rule = _level_rule(dossier, score)
     reasons.insert(0, _reason("level", rule, 0.0))
     area = dossier.primary_area
-    focused = area is not None and area.share >= 0.5 and bool(area.audience)
+    focused = area is not None and area.share >= 0.5 and area.readers
     return Assessment(
         repo=dossier.repo,
         number=dossier.number,
         level=level,
         score=score,
         reasons=tuple(reasons),
-        audience=area.audience if focused and area else None,
-        audience_en=area.audience_en if focused and area else None,
-        area=area.name if area else None,
-        area_en=area.name_en if area else None,
+        audience=area.id if focused and area else None,
+        area=area.id if area else None,
         triage_version=TRIAGE_VERSION,
     )
 

@@ -1,68 +1,52 @@
-"""Write: turn a dossier and its assessment into an :class:`~prdigest.core.models.Entry`.
+"""Write: turn dossiers and their assessments into :class:`~prdigest.core.models.Entry` objects.
 
-The template writer (:mod:`.template`) is deterministic, needs no network and is the default.
+One protocol for every writer: :meth:`Writer.write_batch` takes every entry of a digest that is
+not cached yet and returns a :class:`BatchResult`. The template writer (:mod:`.template`) is
+deterministic, needs no network and is the default; it writes the batch one entry at a time.
+The LLM writer (:mod:`.llm`) batches titles into one request and runs paragraph requests
+concurrently. A result says which entries may be cached (a fallback caused by a network fault
+or a spent budget must be retried next run) and what the calls cost.
+
 Every writer has a ``key`` naming everything that shapes its output, so stored entries are
 reused exactly when nothing that matters changed.
-
-A writer that talks to a model (:mod:`.llm`) also implements :class:`BatchWriter`: the digest
-stage hands it every entry that is not cached yet in one call, so it can batch titles into one
-request and run paragraph requests concurrently. Its :class:`BatchResult` says which entries may
-be cached (a fallback caused by a network fault or a spent budget must be retried next run) and
-what the calls cost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol
 
-from prdigest.core.models import Assessment, Dossier, Entry
+from prdigest.core.models import AreaText, Assessment, Dossier, Entry, UsageRecord
 from prdigest.core.records import PullRequest
 
-Lang = Literal["zh", "en"]
+Lang = str  # a language code of :data:`prdigest.core.locale.LOCALES`
 
-
-class Writer(Protocol):
-    @property
-    def key(self) -> str:
-        """Identifies the writer and its version (and model/prompt, for model writers)."""
-        ...
-
-    def write(
-        self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool
-    ) -> Entry:
-        """An entry with a title, and a paragraph when ``paragraph`` is true."""
-        ...
+__all__ = ["BatchResult", "Lang", "UsageRecord", "WriteRequest", "Writer"]
 
 
 @dataclass(frozen=True)
 class WriteRequest:
-    """One entry to write: the PR record (for grounding), its dossier and verdict."""
+    """One entry to write: the PR record (for grounding), its dossier and verdict, and the
+    primary area's name and readers in the entry's language (from the preset)."""
 
     pr: PullRequest
     dossier: Dossier
     assessment: Assessment
     paragraph: bool
-    entry_key: str
-
-
-@dataclass(frozen=True)
-class UsageRecord:
-    """What one logical write cost; ``number`` is ``None`` for the batched titles request."""
-
-    number: int | None
-    purpose: Literal["paragraph", "titles"]
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-    outcome: str = "verified"  # verified | repaired | fallback | error | budget
-    estimated: bool = False  # the server sent no usage; tokens were estimated
-    entry_key: str | None = None
+    entry_key: str = ""
+    area: AreaText | None = None
 
     @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+    def area_name(self) -> str | None:
+        return self.area.name if self.area else None
+
+    @property
+    def audience(self) -> str | None:
+        """The readers to name, when triage found the PR is mostly for one area's readers."""
+        if self.area is None or self.assessment.audience is None:
+            return None
+        return self.area.audience or None
 
 
 @dataclass(frozen=True)
@@ -75,8 +59,12 @@ class BatchResult:
     notes: tuple[str, ...] = ()
 
 
-@runtime_checkable
-class BatchWriter(Writer, Protocol):
+class Writer(Protocol):
+    @property
+    def key(self) -> str:
+        """Identifies the writer and its version (and model/prompt, for model writers)."""
+        ...
+
     def write_batch(self, requests: Sequence[WriteRequest], *, lang: Lang) -> BatchResult:
         """Entries for every request; never raises for one PR's failure (falls back instead)."""
         ...

@@ -7,9 +7,11 @@ A preset is a TOML file with
   are noticed wherever they appear;
 * ``[roles]``: glob lists that give a changed file its role (test, docs, ci, build, config, deps,
   generated); anything else is source;
-* ``[[area]]`` tables: ``id``, ``name`` (Chinese), ``name_en``, ``audience`` (Chinese phrase that
-  completes "尤其适合…"), ``audience_en``, ``paths`` (globs), ``tags`` (title tags that point to
-  the area), ``core`` (a fix here matters more) and ``weight``;
+* ``[[area]]`` tables: ``id``, ``name.<lang>`` (the area's name in each language),
+  ``audience.<lang>`` (the readers' phrase that completes "尤其适合…" / "especially for …"),
+  ``paths`` (globs), ``tags`` (title tags that point to the area), ``core`` (a fix here matters
+  more) and ``weight``. The older ``name``/``name_en``/``audience``/``audience_en`` strings are
+  still read (as ``zh``/``en``);
 * ``[[tag]]`` tables: title-tag spellings (``match``) mapped to a change ``kind`` and/or ``area``.
 
 Globs: ``*`` stays inside one path segment, ``**`` spans segments (``a/**`` matches everything
@@ -28,11 +30,13 @@ import tomllib
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from prdigest.core.errors import ConfigError
-from prdigest.core.models import Kind, Role
+from prdigest.core.locale import FALLBACK
+from prdigest.core.models import AreaText, Kind, Role
 
 BUNDLED = {"vllm-project/vllm": "vllm-project__vllm.toml"}
 BOT_SUFFIXES = ("[bot]", "-bot", "-robot")
@@ -44,14 +48,33 @@ class _PresetModel(BaseModel):
 
 class AreaRule(_PresetModel):
     id: str
-    name: str
-    name_en: str
-    audience: str
-    audience_en: str
+    name: dict[str, str]  # language → name
+    audience: dict[str, str] = {}  # language → readers' phrase; empty: no particular readers
     paths: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     core: bool = False
     weight: float = Field(default=1.0, ge=0.0, le=3.0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_strings(cls, data: Any) -> Any:
+        """``name = "…"`` + ``name_en = "…"`` (and the audience pair) as ``zh``/``en``."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for key in ("name", "audience"):
+            if isinstance(data.get(key), str) or f"{key}_en" in data:
+                value = {"zh": data.pop(key, ""), "en": data.pop(f"{key}_en", "")}
+                data[key] = {lang: text for lang, text in value.items() if text}
+        return data
+
+    def text(self, lang: str) -> AreaText:
+        """Name and readers in ``lang``, else in the first :data:`FALLBACK` language that has
+        them (the name falls back to the id)."""
+        order = (lang, *FALLBACK)
+        name = next((self.name[x] for x in order if self.name.get(x)), self.id)
+        audience = next((self.audience[x] for x in order if self.audience.get(x)), "")
+        return AreaText(name=name, audience=audience)
 
 
 class TagRule(_PresetModel):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,7 +28,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from prdigest.core.errors import SiteError
+from prdigest.core.locale import DEFAULT_LANG
 from prdigest.core.version import __version__
+from prdigest.publish.site.layout import feed_path, json_path, page_path, repo_dir
 from prdigest.render import render
 from prdigest.render.atom import FeedItem, atom_feed
 from prdigest.render.html import (
@@ -40,11 +41,9 @@ from prdigest.render.html import (
     index_page,
     template_version,
 )
-from prdigest.store import Store
-from prdigest.store.publish import StoredDigest
+from prdigest.store.digests import DigestRepository, StoredDigest
 
 MANIFEST = ".prdigest-site.json"
-_UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 
 
 @dataclass(frozen=True)
@@ -62,34 +61,6 @@ class SiteReport:
     digests: int = 0
     written: list[str] = field(default_factory=list)  # relative paths, in write order
     unchanged: int = 0
-
-
-def _stem(label: str, lang: str) -> str:
-    stem = _UNSAFE.sub("_", label).lstrip(".") or "digest"
-    return stem if lang == "zh" else f"{stem}.{lang}"
-
-
-def repo_dir(repo: str) -> PurePosixPath:
-    owner, name = repo.split("/", 1)
-    return PurePosixPath(owner, name)
-
-
-def page_path(repo: str, label: str, lang: str) -> str:
-    """Where a digest's page lives in the site, relative to its root."""
-    return str(repo_dir(repo) / f"{_stem(label, lang)}.html")
-
-
-def json_path(repo: str, label: str, lang: str) -> str:
-    return str(repo_dir(repo) / f"{_stem(label, lang)}.json")
-
-
-def feed_path(repo: str, lang: str) -> str:
-    return str(repo_dir(repo) / ("feed.xml" if lang == "zh" else f"feed.{lang}.xml"))
-
-
-def page_url(base_url: str | None, repo: str, label: str, lang: str) -> str | None:
-    """The public URL of a digest page, when the site's base URL is known."""
-    return None if base_url is None else base_url + page_path(repo, label, lang)
 
 
 def _sha(data: bytes) -> str:
@@ -155,7 +126,7 @@ def _links(meta: StoredDigest) -> SiteLinks:
 
 
 def _digest_files(
-    store: Store,
+    digests: DigestRepository,
     meta: StoredDigest,
     options: SiteOptions,
     writer: _Writer,
@@ -174,7 +145,7 @@ def _digest_files(
             fresh[page] = known
             writer.report.unchanged += 2
             return
-    digest = store.load_digest(meta.repo, meta.label, meta.lang)
+    digest = digests.load(meta.repo, meta.label, meta.lang)
     html = digest_page(digest, _links(meta), site_title=options.title).encode("utf-8")
     body = render(digest, "json")
     writer.write(page, html)
@@ -182,7 +153,9 @@ def _digest_files(
     fresh[page] = {"digest": meta.content_hash, "page_sha": _sha(html), "json_sha": _sha(body)}
 
 
-def _feed(store: Store, repo: str, lang: str, metas: list[StoredDigest], o: SiteOptions) -> bytes:
+def _feed(
+    digests: DigestRepository, repo: str, lang: str, metas: list[StoredDigest], o: SiteOptions
+) -> bytes:
     feed_rel = feed_path(repo, lang)
     items = []
     for meta in metas[: o.feed_entries]:
@@ -190,7 +163,7 @@ def _feed(store: Store, repo: str, lang: str, metas: list[StoredDigest], o: Site
         href = o.base_url + page if o.base_url else PurePosixPath(page).name
         items.append(
             FeedItem(
-                digest=store.load_digest(meta.repo, meta.label, meta.lang),
+                digest=digests.load(meta.repo, meta.label, meta.lang),
                 href=href,
                 updated=meta.updated_at,
             )
@@ -220,7 +193,7 @@ def _rows(metas: Iterable[StoredDigest], prefix: str) -> tuple[IndexRow, ...]:
     )
 
 
-def build_site(store: Store, options: SiteOptions) -> SiteReport:
+def build_site(digests: DigestRepository, options: SiteOptions) -> SiteReport:
     """Write (or refresh) the site under ``options.out_dir`` from every stored digest."""
     report = SiteReport(out_dir=options.out_dir)
     writer = _Writer(options.out_dir, report)
@@ -229,19 +202,19 @@ def build_site(store: Store, options: SiteOptions) -> SiteReport:
     )
     manifest = _load_manifest(writer, version)
     fresh: dict[str, Any] = {}
-    metas = store.list_digests()
+    metas = digests.query()
     report.digests = len(metas)
     by_repo: dict[str, list[StoredDigest]] = {}
     for meta in metas:
         by_repo.setdefault(meta.repo, []).append(meta)
-        _digest_files(store, meta, options, writer, manifest, fresh)
+        _digest_files(digests, meta, options, writer, manifest, fresh)
     sections = []
     for repo in sorted(by_repo):
         repo_metas = by_repo[repo]
-        languages = sorted({m.lang for m in repo_metas}, key=lambda x: (x != "zh", x))
+        languages = sorted({m.lang for m in repo_metas}, key=lambda x: (x != DEFAULT_LANG, x))
         for lang in languages:
             lang_metas = [m for m in repo_metas if m.lang == lang]
-            writer.write(feed_path(repo, lang), _feed(store, repo, lang, lang_metas, options))
+            writer.write(feed_path(repo, lang), _feed(digests, repo, lang, lang_metas, options))
         own = RepoSection(
             repo=repo,
             href=None,

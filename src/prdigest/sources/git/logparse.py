@@ -27,6 +27,7 @@ from datetime import datetime
 
 from prdigest.core.errors import SourceError
 from prdigest.core.records import FileStatus
+from prdigest.sources.gitdiff import FileDiff, side_path, strip_prefix, unquote_path
 
 MAX_PATCH_LINES = 20_000
 MAX_PATCH_BYTES = 1_000_000
@@ -44,18 +45,6 @@ LOG_FORMAT = "%x1e%x1fprdigest%x1f%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%n%B%n%x1e
 _DIFF = b"diff --git "
 _PLUS, _MINUS, _AT, _SPACE, _BACKSLASH = ord("+"), ord("-"), ord("@"), ord(" "), ord("\\")
 _HUNK_BYTES = frozenset((_PLUS, _MINUS, _AT, _SPACE, _BACKSLASH))
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-
-
-@dataclass(frozen=True, slots=True)
-class RawFile:
-    path: str
-    previous_path: str | None
-    status: FileStatus
-    binary: bool
-    additions: int
-    deletions: int
-    patch: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,33 +56,10 @@ class RawCommit:
     authored_at: datetime
     committed_at: datetime
     message: str
-    files: tuple[RawFile, ...]
+    files: tuple[FileDiff, ...]
     changed_files: int  # including files beyond MAX_FILES
     additions: int
     deletions: int
-
-
-def unquote_path(raw: bytes) -> str:
-    """A path as git prints it: C-quoted (``"a/\\303\\251"``) when unusual, else verbatim."""
-    if not (raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2):
-        return raw.decode("utf-8", errors="replace")
-    text, out, i = raw[1:-1].decode("latin-1"), bytearray(), 0
-    while i < len(text):
-        char = text[i]
-        if char != "\\" or i + 1 == len(text):
-            out.append(ord(char))
-            i += 1
-        elif text[i + 1] in "01234567":
-            out.append(int(text[i + 1 : i + 4], 8) & 0xFF)
-            i += 4
-        else:
-            out.append(_ESCAPES.get(text[i + 1], ord(text[i + 1])))
-            i += 2
-    return out.decode("utf-8", errors="replace")
-
-
-def _strip_prefix(path: str) -> str:
-    return path[2:] if path[:2] in ("a/", "b/") else path
 
 
 def _header_path(line: bytes) -> str:
@@ -101,20 +67,10 @@ def _header_path(line: bytes) -> str:
     rest = line[len(_DIFF) :].rstrip(b"\n")
     if rest.startswith(b'"'):
         end = rest.index(b'" ', 1) + 1 if b'" ' in rest else len(rest)
-        return _strip_prefix(unquote_path(rest[:end]))
+        return strip_prefix(unquote_path(rest[:end]))
     # unquoted: "a/P b/P" with the same P twice, so the split point is the middle
     size = (len(rest) - 5) // 2
     return rest[2 : 2 + size].decode("utf-8", errors="replace")
-
-
-def _side_path(line: bytes) -> str | None:
-    """The path of a ``--- a/P`` or ``+++ b/P`` line; None for ``/dev/null``."""
-    raw = line[4:].rstrip(b"\n")
-    if raw.endswith(b"\t"):  # git appends a tab when the path contains a space
-        raw = raw[:-1]
-    if raw == b"/dev/null":
-        return None
-    return _strip_prefix(unquote_path(raw))
 
 
 @dataclass(slots=True)
@@ -146,28 +102,28 @@ class _File:
         elif line.startswith((b"Binary files ", b"GIT binary patch")):
             self.binary = True
         elif line.startswith(b"--- "):
-            old = _side_path(line)
+            old = side_path(line[4:])
             if old is not None and self.status in ("renamed", "copied"):
                 self.previous_path = old
         elif line.startswith(b"+++ "):
-            new = _side_path(line)
+            new = side_path(line[4:])
             if new is not None:
                 self.path = new
 
-    def result(self) -> RawFile:
+    def result(self) -> FileDiff:
         patch: str | None
         if self.binary or not self.keep:
             patch = None
         else:
             patch = b"".join(self.chunks).decode("utf-8", errors="replace").removesuffix("\n")
-        return RawFile(
-            self.path,
-            self.previous_path,
-            self.status,
-            self.binary,
-            self.additions,
-            self.deletions,
-            patch,
+        return FileDiff(
+            path=self.path,
+            previous_path=self.previous_path,
+            status=self.status,
+            binary=self.binary,
+            patch=patch,
+            additions=self.additions,
+            deletions=self.deletions,
         )
 
 
@@ -175,7 +131,7 @@ class _File:
 class _Commit:
     fields: list[str]
     message: list[bytes] = field(default_factory=list)
-    files: list[RawFile] = field(default_factory=list)
+    files: list[FileDiff] = field(default_factory=list)
     changed_files: int = 0
     additions: int = 0
     deletions: int = 0

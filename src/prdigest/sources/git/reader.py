@@ -30,8 +30,9 @@ from pydantic import ValidationError
 
 from prdigest.core.errors import ConfigError
 from prdigest.core.records import REPO_PATTERN, SCHEMA_ID, Commit, FileChange, PullRequest
+from prdigest.sources.base import Skipped
 from prdigest.sources.git import runner
-from prdigest.sources.git.logparse import LOG_FORMAT, RawCommit, RawFile, parse_log
+from prdigest.sources.git.logparse import LOG_FORMAT, RawCommit, parse_log
 from prdigest.sources.git.merges import BranchCommit, MergeCommits
 from prdigest.sources.git.message import (
     Person,
@@ -40,6 +41,7 @@ from prdigest.sources.git.message import (
     head_owner_and_branch,
     parse_message,
 )
+from prdigest.sources.gitdiff import FileDiff
 
 # Fixed diff options: GitHub's three lines of context, renames found, no drivers or textconv.
 _DIFF_OPTIONS = (
@@ -59,15 +61,6 @@ _DIFF_OPTIONS = (
     "--encoding=UTF-8",
     f"--format={LOG_FORMAT}",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class SkippedCommit:
-    """A first-parent commit of the window that is not a PR (not an error)."""
-
-    sha: str
-    subject: str
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +153,7 @@ def _shallow_boundaries(path: Path) -> frozenset[str]:
         return frozenset()
 
 
-def _file_change(raw: RawFile) -> FileChange:
+def _file_change(raw: FileDiff) -> FileChange:
     return FileChange(
         path=raw.path,
         previous_path=raw.previous_path,
@@ -210,12 +203,12 @@ def _merge_parts(
 
 def to_record(
     commit: RawCommit, repo: str, branch: Branch, merges: MergeCommits
-) -> PullRequest | SkippedCommit:
+) -> PullRequest | Skipped:
     """The PR a first-parent commit stands for, or why it is skipped."""
     message = parse_message(commit.message)
     subject = commit.message.split("\n", 1)[0]
     if message is None:
-        return SkippedCommit(commit.sha, subject, "no PR number in the subject")
+        return Skipped(commit.sha, subject, "no PR number in the subject")
     is_merge = len(commit.parents) > 1
     head_ref = head_owner_and_branch(message.head)[1] if message.merge else None
     if is_merge:
@@ -248,7 +241,7 @@ def to_record(
     except ValidationError as exc:  # e.g. a path git allows and the record does not
         problem = exc.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])
-        return SkippedCommit(commit.sha, subject, f"invalid record ({where}: {problem['msg']})")
+        return Skipped(commit.sha, subject, f"invalid record ({where}: {problem['msg']})")
     return record
 
 
@@ -259,11 +252,11 @@ def read_prs(
     since: datetime | None = None,
     until: datetime | None = None,
     branch: str | None = None,
-) -> Generator[PullRequest | SkippedCommit, None, None]:
+) -> Generator[PullRequest | Skipped, None, None]:
     """PRs merged into the branch in [since, until), newest first, as a stream.
 
     ``None`` bounds read the whole history. Commits that are not PRs come out as
-    :class:`SkippedCommit` so the caller can count them. A bad path, repository name or branch
+    :class:`Skipped` so the caller can count them. A bad path, repository name or branch
     raises :class:`ConfigError` here, before anything is read.
     """
     check_repo_name(repo)
@@ -278,7 +271,7 @@ def read_branch(
     *,
     since: datetime | None = None,
     until: datetime | None = None,
-) -> Generator[PullRequest | SkippedCommit, None, None]:
+) -> Generator[PullRequest | Skipped, None, None]:
     """:func:`read_prs` for an already resolved branch."""
     shallow = _shallow_boundaries(path)
     merges = MergeCommits(path)
@@ -293,13 +286,13 @@ def read_branch(
                 continue
             if commit.sha in shallow:
                 subject = commit.message.split("\n", 1)[0]
-                yield SkippedCommit(commit.sha, subject, "history cut by a shallow clone")
+                yield Skipped(commit.sha, subject, "history cut by a shallow clone")
                 continue
             item = to_record(commit, repo, target, merges)
             if isinstance(item, PullRequest) and item.number in seen:
                 # the same "(#N)" again, e.g. a cherry-pick applied twice: the newer one stands
                 subject = commit.message.split("\n", 1)[0]
-                item = SkippedCommit(
+                item = Skipped(
                     commit.sha, subject, f"PR #{item.number} already read from a newer commit"
                 )
             elif isinstance(item, PullRequest):

@@ -2,7 +2,7 @@
 
 Modules: :mod:`.client` (HTTP, retries, rate limits), :mod:`.limits` (what a response means),
 :mod:`.queries` (the GraphQL documents), :mod:`.convert` (JSON → records), :mod:`.diff`
-(``.diff`` → per-file hunks), :mod:`.sync` (listing, batching, checkpoints).
+(``.diff`` → per-file hunks), :mod:`.source` (listing, batching, checkpoints).
 
 Why plain ``httpx`` and not ``githubkit``: the source needs three REST calls (``.diff``,
 ``/files`` and its ``link`` pages) and hand-written GraphQL documents, so githubkit's generated
@@ -22,14 +22,14 @@ from prdigest.sources.github.client import (
     Token,
     derive_graphql_url,
 )
-from prdigest.sources.github.sync import SyncResult, sync_window
+from prdigest.sources.github.source import GitHubDetails, GitHubSource
 
 __all__ = [
     "Endpoints",
     "GitHubClient",
+    "GitHubDetails",
+    "GitHubSource",
     "RetryPolicy",
-    "SyncResult",
     "Token",
     "derive_graphql_url",
-    "sync_window",
 ]

@@ -40,7 +40,7 @@ from prdigest.core.records import (
     ReviewThread,
     parse_record,
 )
-from prdigest.sources.github.diff import FileDiff
+from prdigest.sources.gitdiff import FileDiff
 
 log = logging.getLogger(__name__)
 

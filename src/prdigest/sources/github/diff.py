@@ -11,8 +11,8 @@ hunk text byte for byte (CRLF, ``\\ No newline at end of file``, odd Unicode lin
 splitting itself is a few dozen lines. ``analyze.patches`` parses the hunks.
 
 Every hunk's line counts are checked against its ``@@ -a,b +c,d @@`` header, so a diff cut off
-in transit is reported (:class:`~prdigest.core.errors.UpstreamError`) instead of being stored as if it
-were whole.
+in transit is reported (:class:`~prdigest.core.errors.UpstreamError`) instead of being stored
+as if it were whole.
 
 Assumptions: the diff comes from git (``diff --git`` sections, ``a/``/``b/`` prefixes, C-quoted
 paths for unusual names); a context line whose leading space was stripped (an empty line inside a
@@ -26,22 +26,9 @@ from dataclasses import dataclass
 
 from prdigest.core.errors import UpstreamError
 from prdigest.core.records import FileStatus
+from prdigest.sources.gitdiff import FileDiff, side_path, unquote
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-
-
-@dataclass(frozen=True, slots=True)
-class FileDiff:
-    """One file's section of a diff: where it is, what happened to it, and its hunks."""
-
-    path: str
-    previous_path: str | None
-    status: FileStatus
-    binary: bool
-    patch: str | None  # hunk text as /files gives it; None for binary, rename-only, mode-only
-    additions: int
-    deletions: int
 
 
 @dataclass(slots=True)
@@ -114,10 +101,7 @@ def _read_header_line(section: _Section, line: str) -> None:
 
 def _marker_path(raw: str) -> str | None:
     """The path of a ``---``/``+++`` line, without its ``a/``/``b/`` prefix; None for /dev/null."""
-    value = unquote(raw.removesuffix("\t"))  # git adds a tab after names containing spaces
-    if value == "/dev/null":
-        return None
-    return value[2:] if value[:2] in ("a/", "b/") else value
+    return side_path(raw.encode("utf-8"))
 
 
 def _paths(section: _Section) -> tuple[str, str]:
@@ -166,25 +150,6 @@ def _closing_quote(text: str) -> int:
             return index
         index += 1
     raise UpstreamError(f"malformed quoted path in diff: {text[:200]!r}")
-
-
-def unquote(value: str) -> str:
-    """A git path as written in a diff: C-quoted (``"a/\\303\\251.py"``) or verbatim."""
-    if len(value) < 2 or not (value.startswith('"') and value.endswith('"')):
-        return value
-    body, out, index = value[1:-1], bytearray(), 0
-    while index < len(body):
-        char = body[index]
-        if char != "\\":
-            out += char.encode("utf-8")
-            index += 1
-        elif body[index + 1 : index + 2] in _ESCAPES:
-            out.append(_ESCAPES[body[index + 1]])
-            index += 2
-        else:  # three octal digits: one byte of the UTF-8 encoded name
-            out.append(int(body[index + 1 : index + 4], 8))
-            index += 4
-    return out.decode("utf-8", errors="replace")
 
 
 def count_hunk_lines(lines: list[str], *, where: str) -> tuple[int, int]:

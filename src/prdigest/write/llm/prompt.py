@@ -1,6 +1,8 @@
-"""Prompt building for the LLM writer, from the versioned data file ``prompts/entry-v1.toml``.
+"""Prompt building for the LLM writer, from the ``[llm]`` part of the language's locale file.
 
-The instructions live in the data file, not in code; this module only fills placeholders. PR
+The instructions live in the data file, not in code; this module only fills placeholders.
+:data:`PROMPT_VERSION` names the prompt's structure; a change of its words changes the
+locale's content key, which every stored entry's key includes, so entries are rewritten. PR
 text only ever enters as a value inside the PR-data block, which is fenced by a marker derived
 from a hash of the block (a PR cannot close a fence whose text depends on its own content) and
 declared as data, not instructions.
@@ -11,23 +13,18 @@ audience, the facts with their ids. It writes; it does not judge (DESIGN §1).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any
 
+from prdigest.core.locale import locale
 from prdigest.core.models import Assessment, Dossier, Level
 from prdigest.core.records import PullRequest
-from prdigest.triage import LEVEL_PHRASE_EN, LEVEL_PHRASE_ZH
 from prdigest.write.llm import budget as b
 from prdigest.write.llm.client import Message
-from prdigest.write.template import glossary
 
-PROMPT_FILE = "entry-v1.toml"
+PROMPT_VERSION = "entry-v1"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
@@ -36,14 +33,12 @@ LEFTOVER_ORDER = ("facts", "discussion", "diff", "body")
 MIN_DATA_TOKENS = 600
 
 
-@functools.cache
-def prompt_spec() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath(f"prompts/{PROMPT_FILE}").read_text("utf-8")
-    return tomllib.loads(text)
+def prompt_spec(lang: str) -> dict[str, str]:
+    return locale(lang).llm
 
 
 def prompt_version() -> str:
-    return str(prompt_spec()["version"])
+    return PROMPT_VERSION
 
 
 def fill(template: str, **values: str) -> str:
@@ -51,13 +46,13 @@ def fill(template: str, **values: str) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template).strip()
 
 
-def verdict_phrase(assessment: Assessment, lang: str) -> str:
-    """The phrase the paragraph must open with, for the level triage computed."""
-    if lang == "en":
-        return LEVEL_PHRASE_EN[assessment.level]
-    if assessment.level is Level.WORTH_READING and assessment.area and assessment.audience:
-        return f"值得中等优先级精读（限于{assessment.area}方向）"
-    return LEVEL_PHRASE_ZH[assessment.level]
+def verdict_phrase(assessment: Assessment, lang: str, area_name: str | None = None) -> str:
+    """The phrase the paragraph must open with, for the level triage computed; a worth-reading
+    PR for one area's readers names the area (``area_name``, in ``lang``)."""
+    text = locale(lang).levels[assessment.level]
+    if assessment.level is Level.WORTH_READING and area_name and assessment.audience:
+        return (text.phrase_in_area or text.phrase).format(area=area_name)
+    return text.phrase
 
 
 def fence_for(data: str) -> tuple[str, str]:
@@ -68,19 +63,18 @@ def fence_for(data: str) -> tuple[str, str]:
 
 def glossary_lines(text: str, lang: str) -> str:
     """The glossary entries whose English term occurs in ``text`` (keeps the prompt short)."""
-    if lang == "en":
-        return ""
+    glossary = locale(lang).glossary
     lower = text.lower()
     lines = []
     for section in ("term", "metric"):
-        for english, chinese in glossary().get(section, {}).items():
+        for english, chinese in glossary.get(section, {}).items():
             if re.search(rf"(?<![a-z]){re.escape(english)}(?![a-z])", lower):
                 lines.append(f"{english} → {chinese}")
     return "\n".join(dict.fromkeys(lines))
 
 
 def overview(pr: PullRequest, d: Dossier) -> str:
-    areas = ", ".join(a.name_en for a in d.areas) or "-"
+    areas = ", ".join(a.id for a in d.areas) or "-"
     checks = ""
     if d.checks:
         failed = f", failed: {', '.join(d.checks.failed)}" if d.checks.failed else ""
@@ -106,19 +100,27 @@ class EntryPrompt:
 
 
 def system_message(lang: str, style: str) -> str:
-    return fill(prompt_spec()[lang]["system"], style=style)
+    return fill(prompt_spec(lang)["system"], style=style)
 
 
-def _user(lang: str, pr: PullRequest, d: Dossier, a: Assessment, data: str, gloss: str) -> str:
-    spec = prompt_spec()[lang]
+@dataclass(frozen=True)
+class Readers:
+    """The primary area's name and the readers to name, in the prompt's language."""
+
+    area: str | None = None
+    audience: str | None = None
+
+
+def _user(lang: str, d: Dossier, a: Assessment, data: str, gloss: str, who: Readers) -> str:
+    spec = prompt_spec(lang)
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
-    audience = a.audience if lang == "zh" else a.audience_en
+    audience = who.audience
     fence, safe = fence_for(data)
     return fill(
         spec["user"],
         repo=d.repo,
         number=str(d.number),
-        verdict=verdict_phrase(a, lang),
+        verdict=verdict_phrase(a, lang, who.area),
         audience=fill(spec["audience"], audience=audience) if audience else "",
         length=spec["length_deep" if deep else "length_short"],
         glossary=gloss or spec["no_glossary"],
@@ -142,7 +144,14 @@ def allocate(room: int, needs: dict[str, int]) -> dict[str, int]:
 
 
 def entry_prompt(
-    pr: PullRequest, d: Dossier, a: Assessment, *, lang: str, style: str, budget_tokens: int
+    pr: PullRequest,
+    d: Dossier,
+    a: Assessment,
+    *,
+    lang: str,
+    style: str,
+    budget_tokens: int,
+    readers: Readers | None = None,
 ) -> EntryPrompt:
     """System and user messages for one PR, the PR data cut to fit ``budget_tokens``."""
     system = system_message(lang, style)
@@ -151,7 +160,8 @@ def entry_prompt(
     talk = b.discussion_items(pr, d)
     gloss = glossary_lines(" ".join([pr.title, pr.body or "", *(x.text for x in lines)]), lang)
     head = overview(pr, d)
-    skeleton = _user(lang, pr, d, a, head, gloss)
+    who = readers or Readers()
+    skeleton = _user(lang, d, a, head, gloss, who)
     room = max(MIN_DATA_TOKENS, budget_tokens - b.estimate_tokens(system + skeleton) - 80)
     needs = {
         "facts": sum(b.estimate_tokens(x.text) + 1 for x in lines),
@@ -172,7 +182,7 @@ def entry_prompt(
             "## diff (chosen by relevance, not complete)\n" + (diff.text or "(no diff)"),
         ]
     )
-    user = _user(lang, pr, d, a, data, gloss)
+    user = _user(lang, d, a, data, gloss, who)
     return EntryPrompt(
         messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
         tokens=b.estimate_tokens(system) + b.estimate_tokens(user),
@@ -180,13 +190,13 @@ def entry_prompt(
         key_ids=frozenset(x.id for x in lines if x.key),
         hunks_shown=diff.shown,
         hunks_total=diff.total,
-        verdict=verdict_phrase(a, lang),
+        verdict=verdict_phrase(a, lang, who.area),
     )
 
 
 def repair_message(problems: Sequence[str], verdict: str, lang: str) -> Message:
     text = fill(
-        prompt_spec()[lang]["repair"],
+        prompt_spec(lang)["repair"],
         problems="\n".join(f"- {p}" for p in problems),
         verdict=verdict,
     )
@@ -203,7 +213,7 @@ def title_line(pr: PullRequest, d: Dossier) -> str:
 def titles_messages(
     repo: str, items: Sequence[tuple[PullRequest, Dossier]], lang: str
 ) -> tuple[Message, ...]:
-    spec = prompt_spec()[lang]
+    spec = prompt_spec(lang)
     lines = [title_line(pr, d) for pr, d in items]
     data = "\n".join(lines)
     fence, safe = fence_for(data)
@@ -222,7 +232,5 @@ def titles_messages(
 
 
 def titles_repair_message(problems: Sequence[str], lang: str) -> Message:
-    text = fill(
-        prompt_spec()[lang]["titles_repair"], problems="\n".join(f"- {p}" for p in problems)
-    )
+    text = fill(prompt_spec(lang)["titles_repair"], problems="\n".join(f"- {p}" for p in problems))
     return {"role": "user", "content": text}

@@ -10,7 +10,8 @@ here before it is used:
 * ``@login`` must be a participant (author, reviewer, commenter, commit author), or a decorator
   that appears in the code;
 * the verdict phrase opening the paragraph must state the level triage computed;
-* length bounds, and for Chinese output a Chinese share (code names, paths and logins aside);
+* length bounds and the language's script rule (for Chinese, a share of Chinese characters;
+  code names, paths and logins aside), both from the locale file;
 * one line, no Markdown, no links: the text layout is plain text.
 
 Assumptions: a bare integer up to 10 without a unit is an enumeration or a count ("(2)", "两处"),
@@ -25,10 +26,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from prdigest.core.locale import locale
 from prdigest.core.models import Assessment, Dossier, Level
 from prdigest.core.records import PullRequest
 
-Lang = Literal["zh", "en"]
 Field = Literal["title", "paragraph"]
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
@@ -53,12 +54,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _CALL = re.compile(r"^([\w.:]+)\s*\(.*\)$")
 
 SMALL_COUNT = 10
-PARAGRAPH_BOUNDS = {"deep": (100, 650), "short": (30, 400)}
-PARAGRAPH_BOUNDS_EN = {"deep": (200, 2200), "short": (60, 1200)}
-TITLE_BOUNDS = {"zh": (6, 60), "en": (10, 140)}
-MIN_CHINESE_SHARE = 0.5
 LATIN_WORD_WEIGHT = 2
-MAX_CHINESE_SHARE_EN = 0.05
 
 # Most specific first: "不必精读" must win over "精读", "中等优先级精读" over "值得精读".
 VERDICT_PATTERNS: tuple[tuple[re.Pattern[str], Level], ...] = (
@@ -81,34 +77,6 @@ def verdict_of(paragraph: str | None) -> Level | None:
     return None
 
 
-_MESSAGES = {
-    "zh": {
-        "unknown_name": "反引号中的名字 `{0}` 在 PR 数据中找不到",
-        "unknown_path": "文件路径 {0} 在 PR 数据中找不到",
-        "unknown_login": "@{0} 没有参与这个 PR",
-        "unknown_figure": "数字 {0} 在 PR 数据中找不到（不要猜测数字）",
-        "verdict": "判定短语不对：段落必须以「{0}」开头",
-        "length": "长度 {0} 字不在 {1} 字范围内",
-        "language": "必须用中文书写（中文占比只有 {0}）",
-        "markdown": "不能用 Markdown、换行或 HTML（发现 {0}）",
-        "link": "不能包含链接或网址",
-        "empty": "内容为空",
-    },
-    "en": {
-        "unknown_name": "the backticked name `{0}` does not occur in the PR data",
-        "unknown_path": "the file path {0} does not occur in the PR data",
-        "unknown_login": "@{0} did not take part in this PR",
-        "unknown_figure": "the number {0} does not occur in the PR data (do not guess figures)",
-        "verdict": "wrong verdict phrase: the paragraph must start with “{0}”",
-        "length": "length {0} is outside {1}",
-        "language": "must be written in English (Chinese share {0})",
-        "markdown": "no Markdown, line breaks or HTML (found {0})",
-        "link": "no links or URLs",
-        "empty": "empty text",
-    },
-}
-
-
 @dataclass(frozen=True)
 class Problem:
     """One reason an entry failed; ``args`` fill the message of ``code``."""
@@ -117,11 +85,10 @@ class Problem:
     field: Field
     args: tuple[str, ...] = ()
 
-    def message(self, lang: Lang) -> str:
-        where = {"zh": {"title": "标题", "paragraph": "段落"}, "en": {}}[lang].get(
-            self.field, self.field
-        )
-        return f"{where}: " + _MESSAGES[lang][self.code].format(*self.args)
+    def message(self, lang: str) -> str:
+        words = locale(lang).verify
+        where = words["fields"].get(self.field, self.field)
+        return f"{where}: " + str(words[self.code]).format(*self.args)
 
 
 def _numbers(text: str) -> set[str]:
@@ -263,7 +230,7 @@ def chinese_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
-def _form(text: str, field: Field, lang: Lang) -> list[Problem]:
+def _form(text: str, field: Field, lang: str) -> list[Problem]:
     problems: list[Problem] = []
     if "\n" in text or "\r" in text:
         problems.append(Problem("markdown", field, ("line break",)))
@@ -272,25 +239,24 @@ def _form(text: str, field: Field, lang: Lang) -> list[Problem]:
     if _URL.search(text):
         problems.append(Problem("link", field))
     share = chinese_share(text)
-    if lang == "zh":
-        title_ok = len(_CJK.findall(text)) >= 2
-        if (field == "paragraph" and share < MIN_CHINESE_SHARE) or not title_ok:
-            problems.append(Problem("language", field, (f"{share:.0%}",)))
-    elif share > MAX_CHINESE_SHARE_EN:
+    rule = locale(lang).script
+    too_little = field == "paragraph" and share < rule.min_cjk_share
+    if too_little or len(_CJK.findall(text)) < rule.min_cjk_chars or share > rule.max_cjk_share:
         problems.append(Problem("language", field, (f"{share:.0%}",)))
     return problems
 
 
-def paragraph_bounds(level: Level, lang: Lang) -> tuple[int, int]:
-    table = PARAGRAPH_BOUNDS if lang == "zh" else PARAGRAPH_BOUNDS_EN
-    return table["deep" if level in (Level.MUST_READ, Level.WORTH_READING) else "short"]
+def paragraph_bounds(level: Level, lang: str) -> tuple[int, int]:
+    bounds = locale(lang).bounds
+    deep = level in (Level.MUST_READ, Level.WORTH_READING)
+    return bounds.paragraph_deep if deep else bounds.paragraph_short
 
 
-def verify_title(title: str, grounds: Grounds, lang: Lang) -> list[Problem]:
+def verify_title(title: str, grounds: Grounds, lang: str) -> list[Problem]:
     title = title.strip()
     if not title:
         return [Problem("empty", "title")]
-    low, high = TITLE_BOUNDS[lang]
+    low, high = locale(lang).bounds.title
     problems = _form(title, "title", lang) + _grounding(title, "title", grounds)
     if not low <= len(title) <= high:
         problems.append(Problem("length", "title", (str(len(title)), f"{low}–{high}")))
@@ -298,7 +264,7 @@ def verify_title(title: str, grounds: Grounds, lang: Lang) -> list[Problem]:
 
 
 def verify_paragraph(
-    paragraph: str, grounds: Grounds, assessment: Assessment, lang: Lang, verdict: str
+    paragraph: str, grounds: Grounds, assessment: Assessment, lang: str, verdict: str
 ) -> list[Problem]:
     text = paragraph.strip()
     if not text:
@@ -317,7 +283,7 @@ def verify_entry(
     paragraph: str | None,
     grounds: Grounds,
     assessment: Assessment,
-    lang: Lang,
+    lang: str,
     verdict: str,
 ) -> list[Problem]:
     """Every problem of a written title (and paragraph, when one was asked for)."""

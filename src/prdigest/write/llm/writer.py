@@ -2,8 +2,8 @@
 
 Flow per digest (:meth:`LLMWriter.write_batch`): one batched request for the Chinese titles of
 every listed PR that gets no paragraph, and one request per selected PR for title + paragraph,
-all concurrently under the client's limit. Each reply is verified (:mod:`prdigest.write.llm.verify`);
-a failing reply gets one repair request naming its problems; a reply that still fails is
+all concurrently under the client's limit. Each reply is verified (:mod:`.verify`); a
+failing reply gets one repair request naming its problems; a reply that still fails is
 replaced by the template writer's entry, marked ``fallback=True``.
 
 Nothing here raises for one PR's failure: a timeout, an unusable reply or a spent cost budget
@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from prdigest.core.errors import LLMBudgetError, LLMError, LLMResponseError
+from prdigest.core.locale import locale
 from prdigest.core.models import Assessment, CodeRef, Dossier, Entry, Level
 from prdigest.write import BatchResult, Lang, UsageRecord, WriteRequest
 from prdigest.write.llm import prompt as p
@@ -38,10 +39,6 @@ from prdigest.write.template import TemplateWriter
 TITLES_PER_REQUEST = 150  # one request per digest in practice; bounds the reply of huge days
 TITLE_OUTPUT_TOKENS = 48  # per title, JSON included
 _BACKTICK = re.compile(r"`([^`\n]+)`")
-_FORMAT_PROBLEM = {
-    "zh": "回复不是所要求的 JSON 对象（需要字符串字段 title 与 paragraph，以及 cites 列表）",
-    "en": "the reply is not the JSON object asked for (strings title, paragraph; list cites)",
-}
 
 
 class Ledger:
@@ -154,13 +151,6 @@ class LLMWriter:
     def name(self) -> str:
         return f"llm:{self.settings.model}"
 
-    def write(
-        self, dossier: Dossier, assessment: Assessment, *, lang: Lang, paragraph: bool
-    ) -> Entry:
-        """Without the PR record an entry cannot be grounded: the template entry, marked."""
-        entry = self.template.write(dossier, assessment, lang=lang, paragraph=paragraph)
-        return entry.model_copy(update={"fallback": True})
-
     def write_batch(self, requests: Sequence[WriteRequest], *, lang: Lang) -> BatchResult:
         """Entries for all requests (see the module docstring); runs its own event loop."""
         if not requests:
@@ -222,7 +212,9 @@ class LLMWriter:
 
     def _fallback(self, r: WriteRequest, lang: Lang, paragraph: bool | None = None) -> Entry:
         wanted = r.paragraph if paragraph is None else paragraph
-        entry = self.template.write(r.dossier, r.assessment, lang=lang, paragraph=wanted)
+        entry = self.template.write(
+            r.dossier, r.assessment, lang=lang, paragraph=wanted, area=r.area
+        )
         return entry.model_copy(update={"fallback": True})
 
     async def _call(
@@ -253,7 +245,13 @@ class LLMWriter:
     ) -> _Outcome:
         d, a = r.dossier, r.assessment
         built = p.entry_prompt(
-            r.pr, d, a, lang=lang, style=style, budget_tokens=self.settings.budget_tokens
+            r.pr,
+            d,
+            a,
+            lang=lang,
+            style=style,
+            budget_tokens=self.settings.budget_tokens,
+            readers=p.Readers(area=r.area_name, audience=r.audience),
         )
         grounds = Grounds(r.pr, d)
         tally = _Tally()
@@ -291,7 +289,7 @@ class LLMWriter:
         self, reply: _Reply | None, grounds: Grounds, a: Assessment, lang: Lang, verdict: str
     ) -> list[str]:
         if reply is None:
-            return [_FORMAT_PROBLEM[lang]]
+            return [str(locale(lang).verify["format"])]
         problems: list[Problem] = verify_entry(
             reply.title, reply.paragraph or "", grounds, a, lang, verdict
         )
@@ -385,7 +383,7 @@ class LLMWriter:
         for number in list(pending):
             title = offered.get(number)
             if title is None:
-                problems.append(f"#{number}: " + ("缺少标题" if lang == "zh" else "title missing"))
+                problems.append(f"#{number}: " + str(locale(lang).verify["title_missing"]))
                 continue
             found = verify_title(title, grounds[number], lang)
             if found:

@@ -2,8 +2,8 @@
 
 Security is ``starttls`` (port 587 by default), ``ssl`` (implicit TLS, port 465) or ``none``
 (a local relay only). Certificates are verified against the system store, or ``ca_file`` for a
-private CA. The password arrives as :class:`~prdigest.pipeline.config.Secret` and is used only for
-``LOGIN``; errors name the channel and the SMTP reply code, never the password.
+private CA. The password arrives as :class:`~prdigest.core.secrets.Secret` and is used only
+for ``LOGIN``; errors name the channel and the SMTP reply code, never the password.
 
 The HTML part comes from the ``email.html`` template (autoescape on) with the same escaped
 paragraphs as the site; the plain-text part carries the same entries as text.
@@ -14,17 +14,80 @@ from __future__ import annotations
 import logging
 import smtplib
 import ssl
+from collections.abc import Mapping
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
-from typing import Any
+from email.utils import formatdate, make_msgid, parseaddr
+from pathlib import Path
+from typing import Any, Literal
 
+import httpx
+from pydantic import Field, field_validator, model_validator
+
+from prdigest.core.configbase import EnvName, env_name, problem
 from prdigest.core.errors import DeliveryError
-from prdigest.pipeline.config import EmailConfig, Secret
+from prdigest.core.locale import locale
+from prdigest.core.secrets import Secret
+from prdigest.publish.channels.base import Channel, ChannelConfigBase, ChannelKind
 from prdigest.publish.summary import Summary
 from prdigest.render.common import one_line
 from prdigest.render.html import digest_context, environment, item_view
 
 log = logging.getLogger("prdigest.publish")
+
+
+class EmailConfig(ChannelConfigBase):
+    """E-mail over SMTP with an HTML and a plain-text part."""
+
+    type: Literal["email"]
+    host: str = Field(min_length=1)
+    port: int | None = Field(default=None, ge=1, le=65535)
+    security: Literal["starttls", "ssl", "none"] = "starttls"
+    username: str | None = None
+    password_env: EnvName | None = None
+    ca_file: Path | None = None
+    sender: str = Field(alias="from")
+    to: tuple[str, ...] = Field(min_length=1)
+    subject_prefix: str = Field(default="[prdigest]", max_length=100)
+    timeout: float = Field(default=30.0, gt=0, le=300)
+    top: int = Field(default=8, ge=1, le=200)
+
+    _check_password = field_validator("password_env")(env_name)
+
+    @field_validator("sender")
+    @classmethod
+    def _sender_address(cls, value: str) -> str:
+        return _address(value)
+
+    @field_validator("to")
+    @classmethod
+    def _recipient_addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_address(v) for v in value)
+
+    @field_validator("subject_prefix", "host")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        if "\n" in value or "\r" in value:
+            raise ValueError("must be one line")
+        return value
+
+    @model_validator(mode="after")
+    def _password_needs_user(self) -> EmailConfig:
+        if self.password_env and not self.username:
+            raise problem("username", "'password_env' needs 'username'")
+        return self
+
+    @property
+    def effective_port(self) -> int:
+        if self.port is not None:
+            return self.port
+        return {"starttls": 587, "ssl": 465, "none": 25}[self.security]
+
+
+def _address(value: str) -> str:
+    _name, addr = parseaddr(value)
+    if "\n" in value or "\r" in value or "@" not in addr or " " in addr:
+        raise ValueError(f"not an e-mail address: {value!r}")
+    return value
 
 
 class EmailChannel:
@@ -55,7 +118,7 @@ class EmailChannel:
 
     def subject(self, summary: Summary) -> str:
         must = summary.digest.counts.get("must_read", 0)
-        extra = f"（{must} 篇值得精读）" if summary.digest.lang == "zh" else f" ({must} must-read)"
+        extra = locale(summary.digest.lang).say("email", "must_read", count=must)
         return one_line(f"{self.config.subject_prefix} {summary.heading}{extra if must else ''}")
 
     def plain_text(self, summary: Summary) -> str:
@@ -82,7 +145,7 @@ class EmailChannel:
         shown = summary.top(self.top)
         entries = []
         for item, entry in zip(digest.selected, shown, strict=False):
-            view = item_view(item, digest.lang)
+            view = item_view(item, digest)
             view["link"] = entry.link
             entries.append(view)
         context.update(
@@ -159,3 +222,17 @@ class EmailChannel:
             ) from exc
         if refused:  # delivered to the others: logged, not retried (that would repeat it)
             log.warning("channel %r: refused recipients: %s", self.name, ", ".join(sorted(refused)))
+
+
+def _make(
+    name: str,
+    settings: Any,
+    secrets: Mapping[str, Secret],
+    client: httpx.Client,
+    ssl_context: ssl.SSLContext | None,
+) -> Channel:
+    password = secrets.get("password_env")
+    return EmailChannel(name, settings, password=password, ssl_context=ssl_context)
+
+
+KIND = ChannelKind(EmailConfig, _make, ("password_env",))

@@ -1,4 +1,4 @@
-"""Sync one window of merged PRs from GitHub into the store, resumably.
+"""The GitHub source: one window of merged PRs, resumably, at about one request per PR.
 
 Steps and their cost for a window of N merged PRs (N ≈ 100 for vLLM):
 
@@ -10,7 +10,8 @@ Steps and their cost for a window of N merged PRs (N ≈ 100 for vLLM):
 3. **Patch text**: one REST ``.diff`` request per PR (conditional on the stored ETag; a 304
    reuses the stored patches), or ``/files`` pages when GitHub answers 406 ``too_large`` or
    the PR is over the documented ``.diff`` limits (300 files, 20,000 lines) anyway.
-   The record and its ``done`` checkpoint are stored in one transaction, PR by PR.
+   Each record is yielded with its ``done`` checkpoint, which the sync loop stores in the same
+   transaction as the record, PR by PR.
 
 So a full window costs ``ceil(N/100) + ceil(N/batch_size) + overflow + N (+ /files pages)``
 requests, about 1.1 per PR, and an unchanged re-run costs the listing alone.
@@ -20,20 +21,23 @@ with a 5xx or timeout is tried once more in halves. GraphQL ``errors`` next to d
 they point at (or the whole batch, for errors without a path) count as not fetched: they are
 asked for again one by one, and a PR that still has errors stops the run; partial data is never
 stored as complete. Any :class:`~prdigest.core.errors.SourceError` after the listing ends the run
-cleanly: :class:`SyncResult` carries it in ``stopped``, everything stored so far stays, and the
-next run resumes from the checkpoints.
+cleanly: :class:`GitHubDetails` carries it in ``stopped``, everything stored so far stays, and
+the next run resumes from the checkpoints. Errors while listing (a bad token, no such
+repository, a rate limit) are raised.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
-from prdigest.core.errors import NotFoundError, SourceError, UpstreamError
+from prdigest.core.errors import SourceError, UpstreamError
+from prdigest.core.models import Window
 from prdigest.core.records import PullRequest
+from prdigest.sources.base import Details, Fetched, Item, Progress, SyncReport
 from prdigest.sources.github.client import DIFF_ACCEPT, GitHubClient, GraphQLResponse
 from prdigest.sources.github.convert import (
     FileText,
@@ -51,12 +55,10 @@ from prdigest.sources.github.queries import (
     detail_query,
     pages_query,
 )
-from prdigest.store import Store
-from prdigest.store.checkpoints import DETAIL, DONE, FetchState, GitHubSyncState
+from prdigest.store.checkpoints import DETAIL, DONE, DoneMark, FetchState, GitHubCheckpoints
+from prdigest.store.records import RecordRepository
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[int, int], None]
 SEARCH_CAP = 1000  # GitHub search returns at most this many results per query
 PAGES_PER_REQUEST = 20
 # GitHub refuses the .diff of a PR over these sizes (406 too_large); go to /files directly
@@ -81,27 +83,25 @@ class Listed:
     merged_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    """What a sync did; ``stopped`` is the error that ended it early (None: it finished)."""
+@dataclass
+class GitHubDetails:
+    """What a GitHub sync knows besides its records; ``stopped``: the error that ended it."""
 
-    repo: str
-    listed: int
-    stored: int  # records written by this run (new or changed)
-    unchanged: int  # listed PRs that were already current in the store
-    requests: int
-    rate_limits: tuple[RateLimit, ...]
-    complete: bool
+    listed: int = 0
+    unchanged: int = 0  # listed PRs that were already current in the store
+    requests: int = 0
+    rate_limits: tuple[RateLimit, ...] = ()
+    complete: bool = False
     stopped: SourceError | None = None
 
-    def summary(self) -> str:
+    def lines(self, report: SyncReport) -> list[str]:
         limits = ", ".join(limit.describe() for limit in self.rate_limits) or "unknown"
         state = "complete" if self.complete else "incomplete"
-        return (
-            f"{self.repo}: {self.listed} PRs listed, {self.stored} stored, "
+        return [
+            f"{report.repo}: {self.listed} PRs listed, {report.found} stored, "
             f"{self.unchanged} unchanged ({state}); {self.requests} requests; "
             f"rate limit left: {limits}"
-        )
+        ]
 
 
 def parse_time(value: str) -> datetime:
@@ -117,26 +117,40 @@ def _chunks(items: Sequence[PageRequest], size: int) -> Iterator[Sequence[PageRe
         yield items[start : start + size]
 
 
-class WindowSync:
-    """One sync run of one window; use :func:`sync_window`."""
+@dataclass
+class GitHubSource:
+    """The PRs of ``repo`` merged in a window. It reads its checkpoints and the stored records'
+    versions (to skip what is current), and yields each record with its ``done`` checkpoint.
+    The HTTP client belongs to the caller, who closes it (``close`` does not)."""
 
-    def __init__(
-        self,
-        store: Store,
-        client: GitHubClient,
-        repo: str,
-        *,
-        batch_size: int = 25,
-        progress: Progress | None = None,
-    ) -> None:
-        if batch_size < 1:
+    name: ClassVar[str] = "github"
+    client: GitHubClient
+    repo: str
+    checkpoints: GitHubCheckpoints
+    records: RecordRepository
+    batch_size: int = 25
+    progress: Progress | None = None
+    flush_every: int = 1  # one record per transaction: a kill loses at most one PR's fetch
+    yields_to_others: bool = False
+    _details: GitHubDetails = field(default_factory=GitHubDetails)
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        self.store, self.client, self.repo = store, client, repo
-        self.owner, self.name = repo.split("/", 1)
-        self.batch_size = batch_size
-        self.state: GitHubSyncState = store.github_state()
-        self.progress = progress or (lambda done, total: None)
-        self.stored = 0
+        self.owner, self.name_of_repo = self.repo.split("/", 1)
+        self.state = self.checkpoints
+
+    def details(self) -> Details:
+        self._details.requests = self.client.requests
+        self._details.rate_limits = self.client.rate_limits
+        return self._details
+
+    def close(self) -> None:
+        return None
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.progress:
+            self.progress(done, total)
 
     # -- 1. listing ----------------------------------------------------------------------
 
@@ -156,7 +170,12 @@ class WindowSync:
         )
         after: str | None = None
         while True:
-            variables = {"owner": self.owner, "name": self.name, "search": query, "after": after}
+            variables = {
+                "owner": self.owner,
+                "name": self.name_of_repo,
+                "search": query,
+                "after": after,
+            }
             response = self.client.graphql(LIST_QUERY, variables)
             search = self._checked_listing(response)
             if after is None and search.get("issueCount", 0) > SEARCH_CAP and last > since:
@@ -186,72 +205,61 @@ class WindowSync:
 
     # -- the run -------------------------------------------------------------------------
 
-    def run(self, since: datetime, until: datetime) -> SyncResult:
+    def read(self, window: Window | None) -> Iterator[Item]:
+        if window is None:
+            raise ValueError("the GitHub source reads a window of merge times")
+        since, until = window.since, window.until
         listed = self.list_window(since, until)
+        self._details.listed = len(listed)
         window_id = self.state.record_listing(
             self.repo, since, until, [(item.number, item.updated_at) for item in listed]
         )
         states = self.state.fetch_states(self.repo, (item.number for item in listed))
-        stored_versions = self.store.stored_versions(self.repo)
+        stored_versions = self.records.stored_versions(self.repo)
         todo = [
             item
             for item in listed
             if not _is_current(item, states.get(item.number), stored_versions)
         ]
-        unchanged = len(listed) - len(todo)
+        self._details.unchanged = len(listed) - len(todo)
         try:
-            self._fetch_all(todo, states)
+            yield from self._fetch_all(todo, states)
         except SourceError as exc:
             log.warning("sync of %s stopped: %s", self.repo, exc)
-            return self._result(listed, unchanged, complete=False, stopped=exc)
+            self._details.stopped = exc
+            return
+        # every record yielded above is stored by now: the loop stores before asking again
         self.state.mark_window_complete(window_id)
-        return self._result(listed, unchanged, complete=True)
+        self._details.complete = True
 
-    def _result(
-        self,
-        listed: list[Listed],
-        unchanged: int,
-        *,
-        complete: bool,
-        stopped: SourceError | None = None,
-    ) -> SyncResult:
-        return SyncResult(
-            self.repo,
-            len(listed),
-            self.stored,
-            unchanged,
-            self.client.requests,
-            self.client.rate_limits,
-            complete,
-            stopped,
-        )
-
-    def _fetch_all(self, todo: list[Listed], states: dict[int, FetchState]) -> None:
+    def _fetch_all(self, todo: list[Listed], states: dict[int, FetchState]) -> Iterator[Fetched]:
         # PRs whose details a killed run already saved need only their patch text
         pending = [i for i in todo if _has_detail(i, states.get(i.number))]
         fresh = [i for i in todo if not _has_detail(i, states.get(i.number))]
         done, total = 0, len(todo)
-        self.progress(done, total)
+        self._progress(done, total)
         for item in pending:
             detail = states[item.number].detail
             assert detail is not None  # _has_detail checked it
-            self._finish(detail, states.get(item.number))
+            yield self._finish(detail, states.get(item.number))
             done += 1
-            self.progress(done, total)
+            self._progress(done, total)
         while fresh:
             batch, fresh = fresh[: self.batch_size], fresh[self.batch_size :]
-            details = self._details([item.number for item in batch])
+            details = self._fetch_details([item.number for item in batch])
             self.state.save_details(
                 self.repo, [(n, raw["updatedAt"], raw) for n, raw in details.items()]
             )
             for item in batch:
-                self._finish(details[item.number], states.get(item.number))
+                yield self._finish(details[item.number], states.get(item.number))
                 done += 1
-                self.progress(done, total)
+                self._progress(done, total)
 
     # -- 2. details ----------------------------------------------------------------------
 
-    def _details(self, numbers: list[int], *, may_split: bool = True) -> dict[int, dict[str, Any]]:
+    def _fetch_details(
+        self, numbers: list[int], *, may_split: bool = True
+    ) -> dict[int, dict[str, Any]]:
         """Complete GraphQL data of these PRs; halves the batch once after repeated 5xx/timeouts."""
         try:
             return self._details_once(numbers)
@@ -265,12 +273,12 @@ class WindowSync:
                 exc,
                 self.batch_size,
             )
-            first = self._details(numbers[: self.batch_size], may_split=False)
-            return first | self._details(numbers[self.batch_size :], may_split=False)
+            first = self._fetch_details(numbers[: self.batch_size], may_split=False)
+            return first | self._fetch_details(numbers[self.batch_size :], may_split=False)
 
     def _details_once(self, numbers: list[int]) -> dict[int, dict[str, Any]]:
         response = self.client.graphql(
-            detail_query(numbers), {"owner": self.owner, "name": self.name}
+            detail_query(numbers), {"owner": self.owner, "name": self.name_of_repo}
         )
         repository = response.data.get("repository")
         if not isinstance(repository, dict):
@@ -299,7 +307,7 @@ class WindowSync:
             earlier or "no data",
         )
         response = self.client.graphql(
-            detail_query([number]), {"owner": self.owner, "name": self.name}
+            detail_query([number]), {"owner": self.owner, "name": self.name_of_repo}
         )
         raw = (response.data.get("repository") or {}).get(f"pr{number}")
         if response.errors or not isinstance(raw, dict):
@@ -342,7 +350,7 @@ class WindowSync:
 
     # -- 3. patch text and storing -------------------------------------------------------
 
-    def _finish(self, raw: dict[str, Any], state: FetchState | None) -> None:
+    def _finish(self, raw: dict[str, Any], state: FetchState | None) -> Fetched:
         number = int(raw["number"])
         if _diff_too_large(raw):
             texts, mode, etag = self._files_pages(number), "files", None
@@ -350,20 +358,15 @@ class WindowSync:
             texts, mode, etag = self._file_texts(number, state)
         record = record_from_graphql(self.repo, raw, texts)
         _warn_missing_text(record, texts)
-        updated_at = str(raw["updatedAt"])
-
-        def checkpoint(conn: Any) -> None:
-            GitHubSyncState.mark_done(conn, self.repo, number, updated_at, mode, etag)
-
-        self.store.upsert_prs([record], also=checkpoint)
-        self.stored += 1
+        mark = DoneMark(self.repo, number, str(raw["updatedAt"]), mode, etag)
+        return Fetched(record, mark)
 
     def _file_texts(
         self, number: int, state: FetchState | None
     ) -> tuple[dict[str, FileText], str, str | None]:
         """(path → text, how it was fetched, ETag) of one PR's files."""
         etag = state.diff_etag if state is not None and state.diff_mode == "diff" else None
-        stored = self._stored_record(number) if etag else None
+        stored = self.records.find(self.repo, number) if etag else None
         etag = etag if stored is not None else None  # a 304 is only useful with the old patches
         path = f"/repos/{self.repo}/pulls/{number}"
         response = self.client.get(path, accept=DIFF_ACCEPT, etag=etag, expect_json=False)
@@ -398,33 +401,6 @@ class WindowSync:
             texts.update(file_texts_from_rest(items))
             url = response.next_url
         return texts
-
-    def _stored_record(self, number: int) -> PullRequest | None:
-        try:
-            return self.store.get_pr(self.repo, number)
-        except NotFoundError:
-            return None
-
-
-def sync_window(
-    store: Store,
-    client: GitHubClient,
-    repo: str,
-    since: datetime,
-    until: datetime,
-    *,
-    batch_size: int = 25,
-    progress: Progress | None = None,
-) -> SyncResult:
-    """Bring the store up to date with the PRs of ``repo`` merged in [since, until).
-
-    Errors while listing (bad token, no such repository, rate limit) are raised; any later
-    :class:`SourceError` is returned in ``SyncResult.stopped`` after the work done so far was
-    stored, so the caller can report both and a re-run resumes.
-    """
-    return WindowSync(store, client, repo, batch_size=batch_size, progress=progress).run(
-        since, until
-    )
 
 
 # -- helpers (pure) --------------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""What the environment says about endpoints and credentials, read from a mapping the CLI hands
+in (the library itself never reads the process environment).
+
+* GitHub: the token from ``GITHUB_TOKEN`` or ``GH_TOKEN`` (never an option, so it stays out of
+  shell history and process lists); the API base from ``GITHUB_API_URL`` and the GraphQL endpoint
+  from ``GITHUB_GRAPHQL_URL`` or derived from the base.
+* The model endpoint: ``PRDIGEST_LLM_BASE_URL``, ``PRDIGEST_LLM_MODEL`` and
+  ``PRDIGEST_LLM_API_KEY``, each falling back to ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and
+  ``OPENAI_API_KEY``; optional ``PRDIGEST_LLM_TIMEOUT`` (seconds), ``PRDIGEST_LLM_CONCURRENCY``
+  and ``PRDIGEST_LLM_JSON_MODE`` (auto/on/off). The key goes into a ``SecretStr``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import SecretStr, ValidationError
+
+from prdigest.core.errors import AuthError, ConfigError
+from prdigest.sources.github import Endpoints, Token
+from prdigest.write.llm.settings import LLMSettings
+
+Environment = Mapping[str, str]
+TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+def github_token(env: Environment) -> Token:
+    for name in TOKEN_VARIABLES:
+        value = env.get(name, "").strip()
+        if value:
+            return Token(value)
+    raise AuthError(
+        "no GitHub token: set GITHUB_TOKEN (or GH_TOKEN) to a token that can read the repository"
+    )
+
+
+def github_endpoints(
+    env: Environment, api_url: str | None = None, graphql_url: str | None = None
+) -> Endpoints:
+    """Options first, then ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_URL``, then github.com."""
+    return Endpoints.from_urls(
+        api_url or env.get("GITHUB_API_URL"), graphql_url or env.get("GITHUB_GRAPHQL_URL")
+    )
+
+
+def _first(env: Environment, *names: str) -> str | None:
+    return next((env[n] for n in names if env.get(n)), None)
+
+
+def llm_settings(env: Environment, **overrides: Any) -> LLMSettings:
+    """Settings from the environment (see the module docstring) and explicit overrides."""
+    model = overrides.pop("model", None) or _first(env, "PRDIGEST_LLM_MODEL", "OPENAI_MODEL")
+    if not model:
+        raise ConfigError("no model: set PRDIGEST_LLM_MODEL (or OPENAI_MODEL)", key="llm.model")
+    values: dict[str, Any] = {
+        "base_url": _first(env, "PRDIGEST_LLM_BASE_URL", "OPENAI_BASE_URL") or OPENAI_URL,
+        "model": model,
+        "api_key": SecretStr(_first(env, "PRDIGEST_LLM_API_KEY", "OPENAI_API_KEY") or ""),
+    }
+    for name, key in (
+        ("PRDIGEST_LLM_TIMEOUT", "timeout_s"),
+        ("PRDIGEST_LLM_CONCURRENCY", "concurrency"),
+        ("PRDIGEST_LLM_JSON_MODE", "json_mode"),
+    ):
+        if env.get(name):
+            values[key] = env[name]
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return LLMSettings(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(first["msg"], key=f"llm.{field}") from None

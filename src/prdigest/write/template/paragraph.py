@@ -1,0 +1,123 @@
+"""A paragraph: verdict and audience, shape, focus points, discussion, follow-ups (DESIGN §1).
+
+Length: a paragraph aims under the locale's ``paragraph_max`` (460 characters in Chinese, the
+examples run 180–560; English gets 800, its words run longer); when the pieces run long,
+lower-priority detail goes first: extra discussion, the third follow-up, the fourth focus
+point, the shape remark. Past ``paragraph_hard_max`` discussion and follow-ups go too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
+from prdigest.write.template.discussion import discussion_parts, render_discussion
+from prdigest.write.template.focus import focus_points, render_focus
+from prdigest.write.template.followups import followup_items, render_followups
+from prdigest.write.template.phrases import Cited, Phrases, code
+
+
+def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> str:
+    rule = next((r.detail for r in a.reasons if r.code == "level"), "")
+    audience = area.audience if area is not None and a.audience else ""
+    if a.level is Level.MUST_READ:
+        key = "must_read_audience" if audience else "must_read"
+    elif a.level is Level.WORTH_READING:
+        key = "worth_reading_audience" if audience else "worth_reading"
+    else:
+        key = a.level.value
+    why_key = rule if p.has("why", rule) else ("score" if rule.startswith("score") else "tiny")
+    why = p.get("why", why_key, lines=d.additions + d.deletions)
+    name = area.name if area is not None else ""
+    return p.get("verdict", key, audience=audience, area=name, why=why)
+
+
+def _shape(d: Dossier, p: Phrases) -> str:
+    if d.coverage.diff.value == "none":
+        return p.get("shape", "metadata")
+    source = sum(f.additions + f.deletions for f in d.files if f.role is Role.SOURCE)
+    tests = sum(f.additions + f.deletions for f in d.files if f.role is Role.TEST)
+    if source and tests >= 3 * source and source <= 30:
+        return p.get("shape", "tests_heavy", source=source, tests=tests)
+    if d.coverage.diff.value == "partial":
+        return p.get("shape", "partial", note=d.coverage.note)
+    if d.additions + d.deletions >= 800 and len(d.files) >= 8:
+        return p.get(
+            "shape", "large", additions=d.additions, deletions=d.deletions, files=len(d.files)
+        )
+    return ""
+
+
+@dataclass
+class _Draft:
+    """The pieces of a paragraph, in DESIGN §1 order, before they are joined."""
+
+    p: Phrases
+    verdict: str
+    shape: str
+    points: list[str]
+    discussion: list[str]
+    followups: list[str]
+
+    def text(self) -> str:
+        pieces = [
+            self.verdict,
+            self.shape,
+            render_focus(self.points, self.p),
+            render_discussion(self.discussion, self.p),
+            render_followups(self.followups, self.p),
+        ]
+        return self.p.finish(self.p.w.join.join(x for x in pieces if x))
+
+    def shrink(self) -> bool:
+        """Drop the least important remaining detail; False when nothing more can go."""
+        steps = (
+            (self.discussion, 3),
+            (self.followups, 2),
+            (self.points, 3),
+            None,
+            (self.discussion, 2),
+            (self.followups, 1),
+            (self.points, 2),
+            (self.discussion, 1),
+        )
+        for step in steps:
+            if step is None:
+                if self.shape:
+                    self.shape = ""
+                    return True
+                continue
+            items, keep = step
+            if len(items) > keep:
+                items.pop()
+                return True
+        return False
+
+
+def paragraph_for(
+    d: Dossier, a: Assessment, lang: str, area: AreaText | None = None
+) -> tuple[str, Cited]:
+    """The paragraph and what it cites; detail is dropped, least important first, to fit.
+
+    ``area`` is the primary area's name and readers in ``lang`` (from the preset).
+    """
+    p = Phrases(lang, d.number)
+    bounds = p.locale.bounds
+    deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
+    cited = Cited()
+    draft = _Draft(
+        p,
+        _verdict(d, a, p, area),
+        _shape(d, p),
+        focus_points(d, a, p, cited),
+        discussion_parts(d, p, cited) if deep else [],
+        followup_items(d, p, cited, 3 if deep else 1),
+    )
+    while len(draft.text()) > bounds.paragraph_max and draft.shrink():
+        pass
+    while len(draft.text()) > bounds.paragraph_hard_max and (draft.discussion or draft.followups):
+        (draft.discussion or draft.followups).pop()
+    text = draft.text()
+    # cite only what survived the trimming
+    kept = Cited(refs={k: v for k, v in cited.refs.items() if code(k) in text}, ids=cited.ids)
+    return text, kept
