@@ -101,9 +101,7 @@ def fixture_store(path: Path, *, evil: bool = False) -> Store:
 
 
 def make_digest(store: Store, day: str, *, top: int = 8, lang: str = "zh") -> Digest:
-    options = DigestOptions(
-        repo=REPO, window=day_window(day), top=top, lang="en" if lang == "en" else "zh"
-    )
+    options = DigestOptions(repo=REPO, window=day_window(day), top=top, lang=lang)
     return build_digest(store, options, TemplateWriter())
 
 

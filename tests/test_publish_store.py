@@ -1,15 +1,18 @@
-"""Migration 0004 and the store's digest and delivery tables."""
+"""Migrations 0004 and 0005 and the store's digest and delivery tables."""
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect
 
 from prdigest.core.models import Digest
+from prdigest.core.presets import load_preset
 from prdigest.store import HEAD_REVISION, open_store, schema
 from prdigest.store.digests import digest_hash
 
@@ -75,3 +78,74 @@ def test_delivery_log_counts_attempts(tmp_path: Path) -> None:
         sent = store.deliveries.record("team", stored, ok=True)
         assert (sent.status, sent.attempts, sent.last_error) == ("sent", 2, None)
         assert store.deliveries.query(status="failed") == []
+
+
+def _as_stored_before_0005(digest: Digest, names: dict[str, tuple[str, str]]) -> str:
+    """The JSON a 0004 store held for ``digest``: area names (zh, en) instead of area ids."""
+    data = json.loads(digest.model_dump_json())
+    data.pop("areas")
+
+    def old_item(item: dict[str, Any]) -> None:
+        area = item["pr"]["area"]
+        zh, en = names[area] if area else (None, None)
+        item["pr"].update(area=zh, area_en=en)
+        focused = item["assessment"]["audience"] is not None
+        item["assessment"].update(
+            area=zh,
+            area_en=en,
+            audience="读者" if focused else None,
+            audience_en="readers" if focused else None,
+        )
+
+    for item in data["selected"]:
+        old_item(item)
+    for group in data["others"]:
+        group["area"] = group.pop("name")
+        for item in group["items"]:
+            old_item(item)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def test_migration_0005_turns_stored_area_names_into_ids(tmp_path: Path) -> None:
+    from alembic import command
+    from sqlalchemy import insert
+
+    with fixture_store(tmp_path / "new.sqlite3") as store:
+        digest = make_digest(store, "2026-06-10")
+    preset = load_preset(REPO)
+    names = {a.id: (a.text("zh").name, a.text("en").name) for a in preset.area}
+    old_payload = _as_stored_before_0005(digest, names)
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    config = Config()
+    config.set_main_option(
+        "script_location", str(resources.files("prdigest.store").joinpath("migrations"))
+    )
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0004")
+        conn.execute(
+            insert(schema.digests).values(
+                repo=REPO,
+                label=digest.window.label,
+                lang="zh",
+                tz=digest.window.tz,
+                since=digest.window.since.replace(tzinfo=None),
+                until=digest.window.until.replace(tzinfo=None),
+                content_hash="old",
+                total=digest.total,
+                counts="{}",
+                payload=old_payload,
+                created_at=digest.window.until.replace(tzinfo=None),
+                updated_at=digest.window.until.replace(tzinfo=None),
+            )
+        )
+    engine.dispose()
+    with open_store(tmp_path / "old.sqlite3") as store:  # migrates to the head
+        migrated = store.digests.load(REPO, digest.window.label, "zh")
+    by_number = {i.pr.number: i for i in migrated.all_items()}
+    for item in digest.all_items():
+        old = by_number[item.pr.number]
+        zh = names[item.pr.area][0] if item.pr.area else None
+        assert migrated.area_name(old.pr.area) == zh
+        assert (old.assessment.audience is None) == (item.assessment.audience is None)
+    assert [g.name for g in migrated.others] == [g.name for g in digest.others]

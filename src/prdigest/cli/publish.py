@@ -22,7 +22,7 @@ from prdigest.core.errors import ConfigError, ConfigFileError, PublishError
 from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.secrets import Secret
 from prdigest.core.window import DEFAULT_TZ
-from prdigest.pipeline.config import DEFAULT_CONFIG, Config, load_config
+from prdigest.pipeline.config import DEFAULT_CONFIG, Config, SiteConfig, load_config
 from prdigest.pipeline.config import missing_env as find_missing_env
 from prdigest.pipeline.digest import DigestOptions, build_digest
 from prdigest.pipeline.run_all import RunReport, publish_stored, run_all
@@ -96,22 +96,11 @@ def build_channels(config: Config, client: httpx.Client) -> dict[str, Channel]:
 
 
 def site_options(config: Config | None, out: Path | None, base_url: str | None) -> SiteOptions:
-    site = config.site if config is not None else None
-    directory = out or (site.dir if site else None)
-    if directory is None:
+    if config is not None:
+        return config.site.options(out, base_url)
+    if out is None:
         raise click.UsageError("give --out DIR (or a config file with [site] dir)")
-    url = base_url or (site.base_url if site else None)
-    if url and not url.endswith("/"):
-        url += "/"
-    if site is None:
-        return SiteOptions(out_dir=directory, base_url=url)
-    return SiteOptions(
-        out_dir=directory,
-        base_url=url,
-        title=site.title,
-        lang=site.lang,
-        feed_entries=site.feed_entries,
-    )
+    return SiteConfig(dir=out).options(base_url=base_url)
 
 
 def _site_line(report: SiteReport) -> str:

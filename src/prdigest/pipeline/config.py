@@ -33,6 +33,7 @@ from prdigest.core.models import Window
 from prdigest.core.window import DEFAULT_TZ, report_window
 from prdigest.publish.channels import CHANNEL_TYPES, KINDS, ChannelConfig, secret_fields
 from prdigest.publish.channels.email import EmailConfig
+from prdigest.publish.site.builder import SiteOptions
 
 DEFAULT_CONFIG = "prdigest.toml"
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
@@ -58,6 +59,19 @@ class SiteConfig(ConfigModel):
     feed_entries: int = Field(default=30, ge=1, le=1000)
 
     _check_lang = field_validator("lang")(_known_lang)
+
+    def options(self, out: Path | None = None, base_url: str | None = None) -> SiteOptions:
+        """What the site builder is given: this table, with a directory or URL overridden."""
+        url = base_url or self.base_url
+        if url and not url.endswith("/"):
+            url += "/"
+        return SiteOptions(
+            out_dir=out or self.dir,
+            base_url=url,
+            title=self.title,
+            lang=self.lang,
+            feed_entries=self.feed_entries,
+        )
 
     @field_validator("base_url")
     @classmethod

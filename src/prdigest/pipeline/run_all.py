@@ -25,7 +25,7 @@ from prdigest.pipeline.digest import DigestOptions, build_digest
 from prdigest.pipeline.registry import SourceSpec, WriterSpec, make_writer, sync_repo
 from prdigest.publish.channels import Channel
 from prdigest.publish.deliver import DeliveryOutcome, deliver, retry_failed
-from prdigest.publish.site.builder import SiteOptions, SiteReport, build_site
+from prdigest.publish.site.builder import SiteReport, build_site
 from prdigest.sources.base import SyncReport
 from prdigest.store import Store
 from prdigest.store.digests import StoredDigest
@@ -117,15 +117,8 @@ def run_all(
     for index in indexes:
         report.repos.append(_digest_repo(store, config, index, env, day, now))
     site = config.site
-    options = SiteOptions(
-        out_dir=site.dir,
-        base_url=site.base_url,
-        title=site.title,
-        lang=site.lang,
-        feed_entries=site.feed_entries,
-    )
     try:
-        report.site = build_site(store.digests, options)
+        report.site = build_site(store.digests, site.options())
     except PrdigestError as exc:
         report.site_error = str(exc)
     if not publish:
