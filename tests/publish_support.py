@@ -77,7 +77,7 @@ def evil_record_data() -> dict[str, Any]:
     data["url"] = "javascript:window.__pwned='url'"
     data["title"] = EVIL_TITLE
     data["author"] = "evil-<b>author</b>"
-    data["body"] = EVIL_BODY
+    data["body"] = EVIL_BODY + "\n\n" + (data.get("body") or "")  # still reads as a must-read
     data["merged_at"] = "2026-06-10T08:00:00Z"
     for comment in data.get("comments") or []:
         comment["body"] = EVIL_COMMENT

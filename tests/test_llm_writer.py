@@ -25,7 +25,7 @@ from fakellm import Call, FakeLLM, Reply, Scripted, entry_json, titles_json
 from llm_support import REPO, analyzed, fixture_prs, good_paragraph, good_title
 
 DAY = "2026-06-10"
-SELECTED = [52781, 56104, 56640, 56908, 56950, 55602, 56966, 56941]
+SELECTED = [52781, 56104, 56640, 55602, 56908, 56966, 56950, 56941]
 SECRET = "sk-test-DO-NOT-LEAK-4242"
 
 

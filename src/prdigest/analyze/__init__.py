@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from prdigest.analyze import body, discussion, signals
+from prdigest.analyze import body, design, discussion, signals
 from prdigest.analyze.classify import classify_areas, classify_kind
 from prdigest.analyze.code import extract_symbols, extract_techniques, extract_tests, language_of
 from prdigest.analyze.patches import ParsedPatch, parse_patch
@@ -137,6 +137,12 @@ def _unique_techniques(found: list[TechniqueFact]) -> list[TechniqueFact]:
     ]
 
 
+def _narrow(tags: tuple[str, ...], subject: str, preset: Preset) -> tuple[str, ...]:
+    """The preset's audience-confining words that the title's tags or words name."""
+    words = {t.lower() for t in tags} | {w.lower() for w in re.findall(r"[\w./+-]+", subject)}
+    return tuple(term for term in preset.narrow if term.lower() in words)
+
+
 def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier:
     """Every fact about one PR that later stages may use, each with its provenance."""
 
@@ -153,7 +159,10 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         if change.patch and fact.role is not Role.DOCS and not fact.generated
     ]
     symbols, tests, techniques = _code_facts(parsed)
-    kind, kind_evidence = classify_kind(tags, subject, files, preset)
+    added_source = [
+        line.text for fact, patch in parsed if fact.role is Role.SOURCE for line in patch.added()
+    ]
+    kind, kind_evidence = classify_kind(tags, subject, files, preset, added_source)
     sections = body.extract_sections(pr.body)
     threads = discussion.threads(pr, is_bot)
     commits = discussion.commits(pr, is_bot)
@@ -200,6 +209,17 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         techniques=tuple(techniques),
         sections=tuple(sections),
         claims=tuple(body.extract_claims(pr.body)),
+        rationale=tuple(body.extract_rationale(pr.body)),
+        design=tuple(design.detect(parsed)),
+        narrow=_narrow(tags, subject, preset),
+        documented_knobs=signals.documented_knobs(
+            [
+                change.patch
+                for fact, change in zip(files, pr.files or (), strict=True)
+                if change.patch and fact.role is Role.DOCS and signals.is_reference_doc(fact.path)
+            ],
+            preset.env_prefixes,
+        ),
         reviewers=tuple(discussion.reviewers(pr, is_bot)),
         threads=tuple(threads),
         remarks=tuple(remarks),

@@ -1,8 +1,12 @@
-"""Facts from the PR body and title: template sections, claims with figures, issue references.
+"""Facts from the PR body and title: template sections, claims with figures, the sentences that
+say why, issue references.
 
-vLLM's PR template has ``## Purpose``, ``## Test Plan`` and ``## Test Result`` sections, each
-preceded by an HTML comment telling the author what to write, and a collapsible checklist at
-the end. Comments and the checklist are stripped before a section is judged empty.
+Templates recognised: vLLM's (``## Purpose``, ``## Test Plan``, ``## Test Result``, each
+preceded by an HTML comment telling the author what to write, and a collapsible checklist at the
+end), vllm-ascend's (``### What this PR does / why we need it?``, ``### Does this PR introduce
+_any_ user-facing change?``, ``### How was this patch tested?``) and the generic shapes
+(``Motivation``, ``Changes``, ``Testing``). Comments and the checklist are stripped before a
+section is judged empty.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from prdigest.core.models import ClaimFact, Provenance, SectionFact, Series
+from prdigest.core.models import ClaimFact, Provenance, RationaleFact, SectionFact, Series
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HEADING = re.compile(r"^\s{0,3}(#{1,4})\s+(.+?)\s*#*\s*$")
@@ -19,8 +23,29 @@ _CHECKLIST_START = re.compile(r"<details>|Essential Elements of an Effective PR"
 _PLACEHOLDER = re.compile(r"^(?:n/?a|none|tbd|todo|-|\.\.\.|pending|[-*_]{3,})\.?$", re.I)
 
 SECTION_NAMES = {
-    "purpose": ("purpose", "motivation", "summary", "description", "what", "why", "目的"),
-    "test_plan": ("test plan", "testing", "how was this tested", "tests", "测试计划"),
+    "purpose": (
+        "purpose",
+        "motivation",
+        "summary",
+        "description",
+        "what this pr does",
+        "what",
+        "why",
+        "background",
+        "problem",
+        "root cause",
+        "目的",
+    ),
+    "changes": ("changes", "change", "modifications", "what changed", "solution", "design"),
+    "user_facing": ("does this pr introduce", "user-facing change", "user facing change"),
+    "test_plan": (
+        "test plan",
+        "testing",
+        "how was this tested",
+        "how was this patch tested",
+        "tests",
+        "测试计划",
+    ),
     "test_result": ("test result", "test results", "results", "测试结果"),
     "benchmark": ("benchmark", "benchmarks", "performance", "perf", "benchmark results"),
     "notes": ("notes", "note", "follow-up", "follow-ups", "followups", "limitations"),
@@ -87,7 +112,7 @@ def visible_lines(body: str | None) -> list[BodyLine]:
 
 
 def _section_key(heading: str) -> str | None:
-    low = heading.lower().strip(" :*")
+    low = heading.lower().replace("_", "").strip(" :*?")
     for key, names in SECTION_NAMES.items():
         if any(low == n or low.startswith((n + " ", n + ":")) for n in names):
             return key
@@ -239,3 +264,104 @@ def series_of(title: str) -> Series | None:
     if 1 <= index <= total <= 50 and total > 1:
         return Series(index=index, total=total)
     return None
+
+
+# -- the sentences that say why ---------------------------------------------------------------
+
+_ROOT_CAUSE = re.compile(
+    r"\broot[- ]?caus|\bcaus(?:e|es|ed|ing)\b|\bbecause\b|\bdue to\b|\bthe reason\b|"
+    r"\bas a result\b|\bthis (?:is|was) why\b|\b(?:leads?|led|results?|resulted) (?:to|in)\b|"
+    r"\binstead of\b.*\b(?:so|which|caus\w*|leading)\b|根因|原因|导致|由于",
+    re.I,
+)
+SEVERE = re.compile(
+    r"\b(?:crash\w*|hang\w*|deadlock\w*|leak\w*|OOM|out of memory|out[- ]of[- ](?:range|bounds?)|"
+    r"OOB|overflow\w*|garbled|corrupt\w*|wrong|incorrect(?:ly)?|inconsisten\w*|mismatch\w*|race\w*|"
+    r"NaN|accuracy|precision|stale|starv\w*|silent(?:ly)?|negative|never (?:finish|free|releas)\w*|"
+    r"segfault|core dump|stuck|diverge\w*|regression|loop(?:ing)? output)\b|"
+    r"崩溃|卡死|泄漏|乱码|精度",
+    re.I,
+)
+_SYMPTOM = re.compile(SEVERE.pattern + r"|\b(?:error|fail(?:s|ed|ure)?|exception)\b", re.I)
+_MOTIVATION = re.compile(
+    r"\b(?:to (?:avoid|prevent|reduce|remove|support|enable|improve|speed up|fix)|in order to|"
+    r"we need|so (?:we|that)|"
+    r"this (?:pr|change|patch) (?:fixes|adds|makes|removes|avoids|reduces))\b",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
+MAX_RATIONALE = 6
+
+
+def _prose(body: str | None) -> list[BodyLine]:
+    """Paragraphs of the body's prose (wrapped lines joined; a list item is a paragraph of its
+    own), outside code fences, tables, headings and quotes, each with its first line number."""
+    paragraphs: list[BodyLine] = []
+    current: list[str] = []
+    start = 0
+    in_fence = False
+
+    def close() -> None:
+        if current:
+            paragraphs.append(BodyLine(start, " ".join(current)))
+            current.clear()
+
+    for line in visible_lines(body):
+        text = line.text.strip()
+        if text.startswith("```"):
+            in_fence = not in_fence
+            close()
+            continue
+        prose = (
+            text and not in_fence and not text.startswith(("|", ">")) and not _HEADING.match(text)
+        )
+        if not prose:
+            close()
+            continue
+        item = re.match(r"^(?:[-*•]|\d+[.)])\s+", text)
+        if item:
+            close()
+            text = text[item.end() :]
+        if not current:
+            start = line.number
+        current.append(text)
+    close()
+    return paragraphs
+
+
+def extract_rationale(body: str | None) -> list[RationaleFact]:
+    """Sentences of the body's prose that state a root cause, a symptom or the motivation.
+
+    A sentence may fit several kinds; it is filed under the most telling (root cause, then
+    symptom, then motivation). Figures and code names stay verbatim.
+    """
+    found: list[RationaleFact] = []
+    seen: set[str] = set()
+    for paragraph in _prose(body):
+        for sentence in _SENTENCE_END.split(paragraph.text):
+            sentence = sentence.strip()
+            if len(sentence) < 20 or sentence in seen:
+                continue
+            kind = (
+                "root_cause"
+                if _ROOT_CAUSE.search(sentence)
+                else "symptom"
+                if _SYMPTOM.search(sentence)
+                else "motivation"
+                if _MOTIVATION.search(sentence)
+                else None
+            )
+            if kind is None:
+                continue
+            seen.add(sentence)
+            found.append(
+                RationaleFact(
+                    id=f"r{len(found) + 1}",
+                    provenance=Provenance(kind="body", ref="body", line=paragraph.number),
+                    kind=kind,
+                    text=_clip(sentence, 300),
+                )
+            )
+            if len(found) >= MAX_RATIONALE:
+                return found
+    return found

@@ -2,12 +2,16 @@
 
 Kind, first rule that applies: a title tag the preset maps to a kind; a revert title; words in
 the title ("fix", "speed up", "refactor", …); the roles of the changed files (all docs → docs);
-otherwise ``feature``.
+otherwise ``feature``. A code kind (fix, perf, feature, refactor) from the title must be
+corroborated by the diff: without a source file changed the kind follows the files (a
+``[BugFix]`` of a CI script is CI work), and a fix whose source change only adds logging is a
+chore. So a word in a title cannot make a PR more than its diff is.
 
 Areas: every changed file votes for the most specific area whose globs match it (the glob
 with the longest literal prefix), weighted by its changed lines and by its role (source counts
-fully, tests half, docs and config less); title tags add a vote of their own. Areas with
-under 10% of the votes are dropped unless a title tag named them.
+fully, docs and config less); title tags add a vote of their own. Test files vote only in a PR
+that changes nothing else: a fix whose test is larger than its code stays a fix of its area.
+Areas with under 10% of the votes are dropped unless a title tag named them.
 """
 
 from __future__ import annotations
@@ -63,10 +67,50 @@ TAG_VOTE_SHARE = 0.25
 MIN_SHARE = 0.10
 
 
+CODE_KINDS = (Kind.FIX, Kind.PERF, Kind.FEATURE, Kind.REFACTOR)
+_FILE_KINDS = (
+    (Role.DOCS, Kind.DOCS),
+    (Role.CI, Kind.CI),
+    (Role.BUILD, Kind.CI),
+    (Role.TEST, Kind.TEST),
+    (Role.DEPS, Kind.DEPS),
+    (Role.CONFIG, Kind.CHORE),
+)
+_LOGGING_LINE = re.compile(
+    r"^\s*(?:#|$|(?:self\.)?_?log(?:ger)?\.\w+\(|logging\.\w+\(|print\(|warnings\.warn\(|"
+    r"[)\]}],?\s*$|f?[\"'].*[\"'],?\)?\s*$)"
+)
+
+
 def classify_kind(
+    tags: Sequence[str],
+    subject: str,
+    files: Sequence[FileFact],
+    preset: Preset,
+    added_source: Sequence[str] | None = None,
+) -> tuple[Kind, str]:
+    """(kind, evidence) for a PR; ``added_source`` are its added source lines, when known."""
+    kind, evidence = _stated_kind(tags, subject, files, preset)
+    if kind not in CODE_KINDS:
+        return kind, evidence
+    source = [f for f in files if f.role is Role.SOURCE and not f.generated]
+    if files and not source:
+        lines: dict[Kind, int] = {}
+        for f in files:
+            for role, by_file in _FILE_KINDS:
+                if f.role is role:
+                    lines[by_file] = lines.get(by_file, 0) + f.additions + f.deletions + 1
+        by_files = max(lines, key=lambda k: lines[k]) if lines else Kind.CHORE
+        return by_files, f"{evidence}, but no source file changed"
+    if kind is Kind.FIX and added_source and all(_LOGGING_LINE.match(x) for x in added_source):
+        return Kind.CHORE, f"{evidence}, but the source change only adds logging"
+    return kind, evidence
+
+
+def _stated_kind(
     tags: Sequence[str], subject: str, files: Sequence[FileFact], preset: Preset
 ) -> tuple[Kind, str]:
-    """(kind, evidence) for a PR."""
+    """The kind the title says (tag, then wording), else the files' roles, else feature."""
     for tag in tags:
         rule = preset.tag_rule(tag)
         if rule is not None and rule.kind is not None:
@@ -114,9 +158,10 @@ def best_area(path: str, preset: Preset) -> AreaRule | None:
 def classify_areas(tags: Sequence[str], files: Sequence[FileFact], preset: Preset) -> list[AreaRef]:
     votes: dict[str, float] = {}
     evidence: dict[str, str] = {}
+    tests_vote = all(f.role is Role.TEST for f in files)
     for fact in files:
         rule = best_area(fact.path, preset)
-        if rule is None:
+        if rule is None or (fact.role is Role.TEST and not tests_vote):
             continue
         weight = max(1, fact.additions + fact.deletions) * ROLE_VOTE[fact.role]
         if fact.generated:

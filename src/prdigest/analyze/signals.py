@@ -277,6 +277,32 @@ def _env_names(text: str, env_prefixes: Sequence[str]) -> Iterable[str]:
         yield from prefixed.findall(text)
 
 
+_DOC_FLAG = re.compile(r"`(?P<flag>--[a-z][a-z0-9-]+)")
+# Tutorials name variables in every recipe; only a reference page of options declares one.
+_REFERENCE_DOC = re.compile(r"env|config|option|argument|flag|setting", re.IGNORECASE)
+
+
+def is_reference_doc(path: str) -> bool:
+    """A docs page that lists options (env vars, config keys, CLI flags), judged by its name."""
+    return bool(_REFERENCE_DOC.search(path.rsplit("/", 1)[-1]))
+
+
+def documented_knobs(docs_patches: Sequence[str], env_prefixes: Sequence[str]) -> tuple[str, ...]:
+    """Variables and ``--flags`` that added docs lines name and removed lines did not."""
+    added: dict[str, None] = {}
+    removed: set[str] = set()
+    for patch in docs_patches:
+        for line in patch.splitlines():
+            if line.startswith(("+++", "---")) or line[:1] not in ("+", "-"):
+                continue
+            names = [*_env_names(line[1:], env_prefixes), *_DOC_FLAG.findall(line[1:])]
+            if line[0] == "+":
+                added.update(dict.fromkeys(names))
+            else:
+                removed.update(names)
+    return tuple(name for name in added if name not in removed)
+
+
 def detect(
     parsed: Sequence[tuple[FileFact, ParsedPatch]],
     *,

@@ -174,7 +174,7 @@ def cli() -> None:
 
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`cli`."""
-    from prdigest.cli import core, llm, publish, sync  # noqa: F401  (git and github are helpers of sync)
+    from prdigest.cli import core, evaluate, llm, preset, publish, sync  # noqa: F401
 
 
 _register_commands()

@@ -1,4 +1,4 @@
-"""LLM commands and options: ``llm-check``, ``eval``, and the options of ``--writer llm``.
+"""LLM commands and options: ``llm-check`` and the options of ``--writer llm``.
 
 The settings come from the environment (``PRDIGEST_LLM_*``, see
 :mod:`prdigest.pipeline.credentials`), which the CLI hands to the library; the key is never
@@ -8,7 +8,6 @@ printed.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,12 +15,10 @@ from typing import Any, TypeVar
 
 import click
 
-from prdigest.cli import cli, db_option, emit, opened
+from prdigest.cli import cli
 from prdigest.pipeline.credentials import llm_settings
 from prdigest.pipeline.digest import DigestRun
-from prdigest.write.evaluate import evaluate, format_table, load_generated, load_map
 from prdigest.write.llm.check import check_endpoint
-from prdigest.write.llm.style import load_reference
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,65 +78,3 @@ def llm_check() -> None:
     click.echo(f"JSON mode: {'yes' if result.json_mode else 'no (tolerant parsing is used)'}")
     reply = "ok" if result.reply_ok else f"unexpected: {result.reply[:80]!r}"
     click.echo(f"reply:     {reply}")
-
-
-@cli.command("eval")
-@click.option(
-    "--reference",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Reference digest in the text layout.",
-)
-@click.option(
-    "--map",
-    "map_path",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="JSON: PR numbers in reference-entry order, or {title: number}.",
-)
-@click.option(
-    "--generated",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The --format json output of 'prdigest digest'.",
-)
-@click.option(
-    "--format", "fmt", default="table", type=click.Choice(["table", "json"]), show_default=True
-)
-@click.option(
-    "--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write JSON."
-)
-@click.option("--repo", help="With --db: read participants of the mapped PRs from the store.")
-@db_option
-def eval_(
-    reference: Path,
-    map_path: Path,
-    generated: Path,
-    fmt: str,
-    json_out: Path | None,
-    repo: str | None,
-    db: Path | None,
-) -> None:
-    """Compare generated entries with a human-written reference digest."""
-    ref = load_reference(reference)
-    mapping = load_map(map_path)
-    gen = load_generated(generated)
-    participants = _participants(db, repo or ref.repo, mapping) if db else None
-    report = evaluate(ref, mapping, gen, participants)
-    payload = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
-    if json_out:
-        emit(payload.encode("utf-8"), json_out)
-    click.echo(payload if fmt == "json" else format_table(report), nl=fmt != "json")
-
-
-def _participants(db: Path, repo: str, mapping: Any) -> dict[int, set[str]]:
-    numbers = [n for n in (mapping.values() if isinstance(mapping, dict) else mapping) if n]
-    found: dict[int, set[str]] = {}
-    with opened(db) as store:
-        for number in numbers:
-            pr = store.records.get(repo, int(number))
-            logins = {pr.author} | {r.author for r in pr.reviews or ()}
-            logins |= {c.author for t in pr.review_threads or () for c in t.comments}
-            logins |= {c.author for c in pr.comments or ()}
-            found[int(number)] = {x for x in logins if x}
-    return found

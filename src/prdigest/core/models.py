@@ -17,8 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/5"
-TRIAGE_VERSION = "triage/2"
+ANALYZER_VERSION = "analyze/6"
 
 
 class _Frozen(BaseModel):
@@ -169,6 +168,24 @@ class SectionFact(Fact):
     empty: bool
 
 
+class RationaleFact(Fact):
+    """A sentence of the PR body that says why: a root cause, a symptom, or the motivation."""
+
+    kind: Literal["root_cause", "symptom", "motivation"]
+    text: str  # the sentence as written, clipped
+
+
+class DesignFact(Fact):
+    """A design idea the diff shows in code (a lock, an event, a state enum, a fail-closed
+    raise …), found in added (or, for a removed host sync, deleted) source lines."""
+
+    pattern: str  # an id of ``analyze.design.PATTERNS``
+    label: str  # the code as it appears, e.g. ``threading.Lock``
+    path: str
+    line: int | None = None
+    in_test: bool = False
+
+
 class ClaimFact(Fact):
     """A sentence of the PR body that states an effect with a figure."""
 
@@ -303,6 +320,10 @@ class Dossier(_Frozen):
     techniques: tuple[TechniqueFact, ...]
     sections: tuple[SectionFact, ...]
     claims: tuple[ClaimFact, ...]
+    rationale: tuple[RationaleFact, ...] = ()
+    design: tuple[DesignFact, ...] = ()
+    narrow: tuple[str, ...] = ()  # the preset's audience-confining words in the title
+    documented_knobs: tuple[str, ...] = ()  # variables and flags that added docs lines name
     reviewers: tuple[ReviewerFact, ...]
     threads: tuple[ThreadFact, ...]
     remarks: tuple[RemarkFact, ...]
@@ -347,7 +368,7 @@ class Assessment(_Frozen):
     reasons: tuple[Reason, ...]
     audience: str | None
     area: str | None
-    triage_version: str = TRIAGE_VERSION
+    triage_version: str = ""  # the rules and the model that made it (triage.triage_version)
 
 
 class CodeRef(_Frozen):

@@ -25,7 +25,6 @@ from prdigest.analyze import analyze
 from prdigest.core.locale import DEFAULT_LANG, check_lang, locale
 from prdigest.core.models import (
     ANALYZER_VERSION,
-    TRIAGE_VERSION,
     AreaGroup,
     AreaText,
     Assessment,
@@ -42,7 +41,7 @@ from prdigest.core.presets import Preset, load_preset
 from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
 from prdigest.store.artefacts import Cached
-from prdigest.triage import assess, rank, select
+from prdigest.triage import assess, rank, select, triage_version
 from prdigest.write import Writer, WriteRequest
 
 Progress = Callable[[int, int], None]
@@ -111,7 +110,7 @@ def plan(store: Store, options: DigestOptions) -> Plan:
     window = options.window
     records = tuple(store.records.in_window(options.repo, window.since, window.until))
     cached = store.artefacts.cached(
-        options.repo, [r.number for r in records], ANALYZER_VERSION, preset.key, TRIAGE_VERSION
+        options.repo, [r.number for r in records], ANALYZER_VERSION, preset.key, triage_version()
     )
     return Plan(options, preset, records, cached)
 
@@ -144,7 +143,7 @@ def analyzed(pr: PullRequest, preset: Preset, cached: Cached, fresh: Fresh) -> A
         dossier = analyze(pr, preset, pr_version=pr.version_key)
         fresh.dossiers.append((dossier, pr_hash))
     if assessment is None:
-        assessment = assess(dossier)
+        assessment = assess(dossier, bots=preset.bots)
         fresh.assessments.append((assessment, pr_hash))
     return Analyzed(pr, pr_hash, dossier, assessment)
 
@@ -154,7 +153,7 @@ def entry_key(item: Analyzed, preset: Preset, writer: Writer, lang: str, paragra
         item.pr_hash,
         ANALYZER_VERSION,
         preset.key,
-        TRIAGE_VERSION,
+        triage_version(),
         writer.key,
         lang,
         locale(lang).key,
@@ -328,7 +327,7 @@ def explain(
     in ``lang``."""
     preset = load_preset(repo, preset_path)
     pr = store.records.get(repo, number)
-    cached = store.artefacts.cached(repo, [number], ANALYZER_VERSION, preset.key, TRIAGE_VERSION)
+    cached = store.artefacts.cached(repo, [number], ANALYZER_VERSION, preset.key, triage_version())
     fresh = Fresh()
     item = analyzed(pr, preset, cached, fresh)
     _store_fresh(store, preset, fresh)

@@ -5,6 +5,8 @@ A preset is a TOML file with
 * ``repo``, ``version`` and ``bots`` (logins treated as bots even when a source says "User");
 * ``env_prefixes``: prefixes of the project's environment variables (``VLLM_``), so new ones
   are noticed wherever they appear;
+* ``narrow``: title words and tags that confine a PR to one audience (a device, a platform, a
+  model family), so triage can tell "for everyone" from "for the ROCm users";
 * ``[roles]``: glob lists that give a changed file its role (test, docs, ci, build, config, deps,
   generated); anything else is source;
 * ``[[area]]`` tables: ``id``, ``name.<lang>`` (the area's name in each language),
@@ -38,7 +40,10 @@ from prdigest.core.errors import ConfigError
 from prdigest.core.locale import FALLBACK
 from prdigest.core.models import AreaText, Kind, Role
 
-BUNDLED = {"vllm-project/vllm": "vllm-project__vllm.toml"}
+BUNDLED = {
+    "vllm-project/vllm": "vllm-project__vllm.toml",
+    "vllm-project/vllm-ascend": "vllm-project__vllm-ascend.toml",
+}
 BOT_SUFFIXES = ("[bot]", "-bot", "-robot")
 
 
@@ -98,6 +103,7 @@ class Preset(_PresetModel):
     version: int = 1
     bots: tuple[str, ...] = ()
     env_prefixes: tuple[str, ...] = ()
+    narrow: tuple[str, ...] = ()
     roles: Roles = Roles()
     area: tuple[AreaRule, ...] = ()
     tag: tuple[TagRule, ...] = ()

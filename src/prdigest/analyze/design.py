@@ -1,0 +1,136 @@
+"""Design ideas the diff shows in code: the patterns behind a "why" an expert would name.
+
+Each pattern is a regular expression over the added source lines (a removed host sync looks at
+deleted lines), with the design idea it expresses; a writer says the idea only where a fact of
+this kind exists, so "snapshot under a lock" is never said of a PR without a lock. The table is
+the one place to teach prdigest a new pattern.
+
+Patterns look at Python lines of source files (and, for the concurrency patterns, test files:
+``threading.Event`` in a test pins the order of events); C++ and AscendC kernels are left to
+their symbols.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prdigest.analyze.patches import ADDED, REMOVED, ParsedPatch
+from prdigest.core.models import DesignFact, FileFact, Provenance, Role
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    id: str
+    regex: re.Pattern[str]
+    side: str = ADDED  # which lines: added, or removed (a removed host sync)
+    tests: bool = False  # also in test files
+    source: bool = True  # in source files
+    infra: bool = False  # in CI and build files, any language (shell, YAML, Python scripts)
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern(
+        "lock",
+        re.compile(
+            r"\bthreading\.(?:R?Lock|Condition)\b|\bwith self\.\w*lock\w*\b|\basyncio\.Lock\b"
+        ),
+    ),
+    Pattern(
+        "event",
+        re.compile(
+            r"\bthreading\.Event\b|\btorch\.(?:npu|cuda)\.Event\b|\.record_event\(|\.wait_event\(|"
+            r"\bcurrent_stream_wait\b|\.wait_stream\("
+        ),
+        tests=True,
+    ),
+    Pattern(
+        "stream", re.compile(r"\btorch\.(?:npu|cuda)\.(?:Stream|stream)\b|\bnpu_stream_switch\b")
+    ),
+    Pattern(
+        "thread_pool",
+        re.compile(
+            r"\bThreadPoolExecutor\b|\bthreading\.Thread\(|\bconcurrent\.futures\b|\bqueue\.(?:Simple)?Queue\("
+        ),
+    ),
+    Pattern(
+        "async",
+        re.compile(
+            r"^\s*async def \w+|\bawait asyncio\.|\basyncio\.(?:gather|create_task|wait_for)\("
+        ),
+    ),
+    Pattern("state_enum", re.compile(r"^\s*class \w+\((?:enum\.)?(?:Int|Str)?Enum\)")),
+    Pattern(
+        "extension_point",
+        re.compile(r"^\s*class \w+\((?:\w+, )*(?:ABC|Protocol|\w+Mixin)\)|@abstractmethod"),
+    ),
+    Pattern(
+        "fail_closed",
+        re.compile(r"^\s*raise (?:NotImplementedError|ValueError|RuntimeError|AssertionError)\("),
+    ),
+    Pattern(
+        "version_gate",
+        re.compile(r"\bvllm_version_is\(|\bversion\.parse\(|__version__\s*[<>=!]=?|\bis_version_"),
+    ),
+    Pattern(
+        "infra_logic",
+        re.compile(
+            r"^\s*(?:if |elif |else\b|for |while |case |function \w|def \w|\w+\(\)\s*\{|try:)"
+        ),
+        source=False,
+        infra=True,
+    ),
+    Pattern(
+        "host_sync_removed",
+        re.compile(
+            r"\.(?:item|tolist|cpu)\(\)|\btorch\.(?:npu|cuda)\.synchronize\(|\.synchronize\(\)"
+        ),
+        side=REMOVED,
+    ),
+)
+MAX_PER_PATTERN = 3
+
+
+def _candidates(fact: FileFact, pattern: Pattern) -> bool:
+    if pattern.infra and fact.role in (Role.CI, Role.BUILD):
+        return True
+    if fact.language != "python":
+        return False
+    in_test = fact.role is Role.TEST
+    return (pattern.tests and in_test) or (pattern.source and fact.role is Role.SOURCE)
+
+
+def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) -> list[DesignFact]:
+    """Design facts of the PR, at most :data:`MAX_PER_PATTERN` of each pattern."""
+    found: list[DesignFact] = []
+    counts: dict[str, int] = {}
+    for fact, patch in parsed:
+        for pattern in PATTERNS:
+            if counts.get(pattern.id, 0) >= MAX_PER_PATTERN or not _candidates(fact, pattern):
+                continue
+            for hunk in patch.hunks:
+                for line in hunk.lines:
+                    if line.kind != pattern.side:
+                        continue
+                    match = pattern.regex.search(line.text)
+                    if match is None:
+                        continue
+                    number = line.new_no if pattern.side == ADDED else line.old_no
+                    found.append(
+                        DesignFact(
+                            id=f"d{first_id + len(found)}",
+                            provenance=Provenance(kind="file", ref=fact.path, line=number),
+                            pattern=pattern.id,
+                            label=match.group(0).strip().rstrip("("),
+                            path=fact.path,
+                            line=number,
+                            in_test=fact.role is Role.TEST,
+                        )
+                    )
+                    counts[pattern.id] = counts.get(pattern.id, 0) + 1
+                    if counts[pattern.id] >= MAX_PER_PATTERN:
+                        break
+                if counts.get(pattern.id, 0) >= MAX_PER_PATTERN:
+                    break
+    return found
