@@ -78,7 +78,7 @@ def test_example_parses_and_resolves_paths(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("snippet", "key", "message"),
     [
-        ('[[repos]]\nname = "x"\npath = "a"', "repos[0].name", "must look like 'owner/name'"),
+        ('[[repos]]\nname = "x"\npath = "a"', "repos[0].name", "must be owner/name"),
         (
             '[[repos]]\nname = "a/b"\npath = "a"\ntimezone = "Mars/Base"',
             "repos[0].timezone",

@@ -23,6 +23,7 @@ from platformdirs import user_data_dir
 from prdigest.core.errors import ConfigError, PrdigestError
 from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.models import Window
+from prdigest.core.names import check_repo
 from prdigest.core.version import __version__
 from prdigest.core.window import DEFAULT_TZ, day_window, range_window
 from prdigest.render import RENDERERS
@@ -30,6 +31,11 @@ from prdigest.store import Store, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_PRS = 20  # below this a run is instant and a bar would only flicker
+
+
+def checked_repo(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback of every ``--repo``: ``owner/name`` by GitHub's rules, else exit 2."""
+    return None if value is None else check_repo(value)
 
 
 def default_db() -> Path:
@@ -50,7 +56,9 @@ def db_option(func: F) -> F:
 
 def window_options(func: F) -> F:
     options = [
-        click.option("--repo", required=True, help="Repository as owner/name."),
+        click.option(
+            "--repo", required=True, callback=checked_repo, help="Repository as owner/name."
+        ),
         click.option("--date", "day", help="A local calendar day, e.g. 2026-06-10."),
         click.option("--since", help="Window start (ISO-8601; local time if no offset)."),
         click.option("--until", help="Window end, exclusive."),

@@ -14,6 +14,7 @@ import click
 
 from prdigest.cli import (
     as_lang,
+    checked_repo,
     cli,
     db_option,
     digest_options,
@@ -103,7 +104,7 @@ def import_(file: Path, db: Path | None) -> None:
 
 
 @cli.command()
-@click.option("--repo", help="Only this repository.")
+@click.option("--repo", callback=checked_repo, help="Only this repository.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Output file.")
 @db_option
 def export(repo: str | None, out: Path | None, db: Path | None) -> None:

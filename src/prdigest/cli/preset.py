@@ -7,10 +7,9 @@ from pathlib import Path
 import click
 
 from prdigest.cli import cli, emit
-from prdigest.core.errors import ConfigError
+from prdigest.core.names import check_repo
 from prdigest.core.presets import parse_preset
 from prdigest.core.presets.draft import draft_preset
-from prdigest.core.records import REPO_PATTERN
 from prdigest.sources.git.layout import read_layout
 
 
@@ -33,8 +32,7 @@ def preset_group() -> None:
 )
 def preset_draft(git_path: Path, repo: str, out: Path | None) -> None:
     """Draft a preset from the clone's tree, CODEOWNERS and bot authors, for you to edit."""
-    if not REPO_PATTERN.match(repo):
-        raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
+    check_repo(repo)
     layout = read_layout(git_path)
     text = draft_preset(repo, layout.paths, layout.codeowners, layout.bots)
     parse_preset(text, origin="draft")  # what we print must load

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 import httpx
 
-from prdigest.cli import F, as_lang, cli, db_option, default_db, make_window
+from prdigest.cli import F, as_lang, checked_repo, cli, db_option, default_db, make_window
 from prdigest.core.errors import ConfigError, ConfigFileError, PublishError
 from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.secrets import Secret
@@ -113,7 +113,9 @@ def _site_line(report: SiteReport) -> str:
 @cli.command()
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Site directory.")
 @click.option("--base-url", help="Public URL of the site, for links in feeds.")
-@click.option("--repo", help="Also digest this repository's window first and store it.")
+@click.option(
+    "--repo", callback=checked_repo, help="Also digest this repository's window first and store it."
+)
 @click.option("--date", "day", help="With --repo: the local day to digest.")
 @click.option("--since", help="With --repo: window start.")
 @click.option("--until", help="With --repo: window end, exclusive.")
@@ -184,7 +186,7 @@ def _outcome_line(outcome: DeliveryOutcome) -> str:
 
 @cli.command()
 @click.option("--to", "targets", multiple=True, required=True, help="Channel name ('all': all).")
-@click.option("--repo", help="Only this configured repository.")
+@click.option("--repo", callback=checked_repo, help="Only this configured repository.")
 @click.option("--date", "label", help="The stored digest's window label (default: newest).")
 @click.option("--force", is_flag=True, help="Send even if the channel already has it.")
 @config_option
@@ -305,7 +307,7 @@ def _problem_count(report: RunReport) -> int:
 @cli.command("run-all")
 @config_option
 @click.option("--date", "day", help="Digest this local day instead of yesterday.")
-@click.option("--repo", help="Only this configured repository.")
+@click.option("--repo", callback=checked_repo, help="Only this configured repository.")
 @click.option("--no-publish", is_flag=True, help="Sync, digest and build the site; post nothing.")
 @db_option
 def run_all_command(

@@ -27,9 +27,8 @@ from prdigest.cli.core import WriterChoice, write_digest
 from prdigest.cli.git import git_options
 from prdigest.cli.github import github_options
 from prdigest.cli.llm import writer_options
-from prdigest.core.errors import ConfigError
 from prdigest.core.models import Window
-from prdigest.core.records import REPO_PATTERN
+from prdigest.core.names import check_repo
 from prdigest.pipeline.digest import DigestOptions
 from prdigest.pipeline.registry import SourceSpec, sync_repo
 
@@ -41,8 +40,7 @@ def _spec(
         return SourceSpec(repo=repo, source="git", path=git_path, branch=branch)
     if branch is not None:
         raise click.UsageError("--branch needs --git (GitHub syncs merged PRs of every base)")
-    if not REPO_PATTERN.match(repo):
-        raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
+    check_repo(repo)
     return SourceSpec(
         repo=repo,
         source="github",

@@ -29,9 +29,9 @@ from pydantic import (
 )
 
 from prdigest.core.errors import RecordError
+from prdigest.core.names import RULE, is_repo_name
 
 SCHEMA_ID = "prdigest.pr/v1"
-REPO_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
 # A GitHub login; git-sourced authors may instead be display names ("Li Wang").
 LOGIN_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?")
 
@@ -159,8 +159,8 @@ class PullRequest(_Record):
     @field_validator("repo")
     @classmethod
     def _repo_is_owner_slash_name(cls, value: str) -> str:
-        if not REPO_PATTERN.match(value):
-            raise ValueError("must look like 'owner/name'")
+        if not is_repo_name(value):
+            raise ValueError(f"must be owner/name ({RULE})")
         return value
 
     @property

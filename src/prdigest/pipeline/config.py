@@ -30,13 +30,13 @@ from prdigest.core.configbase import ConfigModel, problem
 from prdigest.core.errors import ConfigError, ConfigFileError
 from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.models import Window
+from prdigest.core.names import RULE, is_repo_name
 from prdigest.core.window import DEFAULT_TZ, report_window
 from prdigest.publish.channels import CHANNEL_TYPES, KINDS, ChannelConfig, secret_fields
 from prdigest.publish.channels.email import EmailConfig
 from prdigest.publish.site.builder import SiteOptions
 
 DEFAULT_CONFIG = "prdigest.toml"
-REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
 CHANNEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -105,8 +105,8 @@ class RepoConfig(ConfigModel):
     @field_validator("name")
     @classmethod
     def _owner_slash_name(cls, value: str) -> str:
-        if not REPO_NAME.match(value):
-            raise ValueError(f"must look like 'owner/name', got {value!r}")
+        if not is_repo_name(value):
+            raise ValueError(f"must be owner/name, got {value!r} ({RULE})")
         return value
 
     _check_lang = field_validator("lang")(_known_lang)

@@ -29,7 +29,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from prdigest.core.errors import ConfigError
-from prdigest.core.records import REPO_PATTERN, SCHEMA_ID, Commit, FileChange, PullRequest
+from prdigest.core.names import check_repo
+from prdigest.core.records import SCHEMA_ID, Commit, FileChange, PullRequest
 from prdigest.sources.base import Skipped
 from prdigest.sources.git import runner
 from prdigest.sources.git.logparse import LOG_FORMAT, RawCommit, parse_log
@@ -100,11 +101,6 @@ def resolve_branch(path: Path, branch: str | None) -> Branch:
         code, out, _ = runner.run(path, "symbolic-ref", "-q", "--short", "HEAD", check=False)
         name = out.decode(errors="replace").strip() if code == 0 else "HEAD"
     return Branch(ref=ref, name=name.removeprefix("origin/"))
-
-
-def check_repo_name(repo: str) -> None:
-    if not REPO_PATTERN.match(repo):
-        raise ConfigError(f"expected owner/name, got {repo!r}", key="--repo")
 
 
 def _window_args(path: Path, since: datetime | None, until: datetime | None) -> list[str]:
@@ -259,7 +255,7 @@ def read_prs(
     :class:`Skipped` so the caller can count them. A bad path, repository name or branch
     raises :class:`ConfigError` here, before anything is read.
     """
-    check_repo_name(repo)
+    check_repo(repo)
     target = resolve_branch(path, branch)
     return read_branch(path, repo, target, since=since, until=until)
 

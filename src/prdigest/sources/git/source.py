@@ -16,10 +16,10 @@ from typing import ClassVar
 
 from prdigest.core.errors import SourceError
 from prdigest.core.models import Window
+from prdigest.core.names import check_repo
 from prdigest.sources.base import Details, Fetched, Item, Progress, Skipped, SyncReport
 from prdigest.sources.git.reader import (
     Branch,
-    check_repo_name,
     count_commits,
     newest_commit_at,
     read_branch,
@@ -86,7 +86,7 @@ class GitSource:
     _details: GitDetails = field(default_factory=GitDetails)
 
     def read(self, window: Window | None) -> Iterator[Item]:
-        check_repo_name(self.repo)
+        check_repo(self.repo)
         target: Branch = resolve_branch(self.path, self.branch)
         since = window.since if window else None
         until = window.until if window else None
