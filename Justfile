@@ -15,6 +15,7 @@ lint:
 bench:
     python bench/bench_analyze.py
     python bench/bench_github.py
+    python bench/bench_startup.py
 
 # The git source over a real clone's whole history (skips without a path).
 bench-git path="":

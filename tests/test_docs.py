@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from prdigest.cli import cli
+from prdigest.cli import cli, load_all_commands
 
+load_all_commands()  # commands load lazily; these tests walk all of them
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from prdigest.cli import cli
+from prdigest.cli import cli, load_all_commands
 from prdigest.pipeline.config import parse_config
 
+load_all_commands()  # commands load lazily; these tests walk all of them
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = (ROOT / "docs" / "publish.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")

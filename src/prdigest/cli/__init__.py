@@ -10,24 +10,23 @@ traceback.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from platformdirs import user_data_dir
 
 from prdigest.core.errors import ConfigError, PrdigestError
-from prdigest.core.locale import DEFAULT_LANG, available
-from prdigest.core.models import Window
 from prdigest.core.names import check_repo
 from prdigest.core.version import __version__
-from prdigest.core.window import DEFAULT_TZ, day_window, range_window
-from prdigest.render import RENDERERS
-from prdigest.store import Store, open_store
+
+if TYPE_CHECKING:
+    from prdigest.core.models import Window
+    from prdigest.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_MIN_PRS = 20  # below this a run is instant and a bar would only flicker
@@ -40,6 +39,8 @@ def checked_repo(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 def default_db() -> Path:
     """``$PRDIGEST_DB`` or ``prdigest.sqlite3`` in the user's data directory."""
+    from platformdirs import user_data_dir
+
     env = os.environ.get("PRDIGEST_DB")
     return Path(env) if env else Path(user_data_dir("prdigest")) / "prdigest.sqlite3"
 
@@ -55,6 +56,8 @@ def db_option(func: F) -> F:
 
 
 def window_options(func: F) -> F:
+    from prdigest.core.window import DEFAULT_TZ
+
     options = [
         click.option(
             "--repo", required=True, callback=checked_repo, help="Repository as owner/name."
@@ -72,6 +75,9 @@ def window_options(func: F) -> F:
 
 
 def digest_options(func: F) -> F:
+    from prdigest.core.locale import DEFAULT_LANG, available
+    from prdigest.render import RENDERERS
+
     options = [
         click.option(
             "--top",
@@ -118,6 +124,8 @@ def as_lang(value: str) -> str:
 
 
 def make_window(day: str | None, since: str | None, until: str | None, tz: str) -> Window:
+    from prdigest.core.window import day_window, range_window
+
     if day and (since or until):
         raise click.UsageError("give either --date or --since/--until, not both")
     if day:
@@ -129,6 +137,8 @@ def make_window(day: str | None, since: str | None, until: str | None, tz: str) 
 
 @contextmanager
 def opened(db: Path | None) -> Iterator[Store]:
+    from prdigest.store import open_store
+
     target: str | Path = db if db is not None else os.environ.get("PRDIGEST_DB") or default_db()
     store = open_store(target)
     try:
@@ -174,18 +184,60 @@ def emit(data: bytes, out: Path | None) -> None:
     click.echo(f"wrote {out}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Which module defines each command: a command's module is imported only when that command
+# runs, so `prdigest --version` or `prdigest digest` never loads what other commands need.
+COMMAND_MODULES: dict[str, str] = {
+    "demo": "core",
+    "import": "core",
+    "export": "core",
+    "schema": "core",
+    "digest": "core",
+    "explain": "core",
+    "sync": "sync",
+    "run": "sync",
+    "site": "publish",
+    "serve": "publish",
+    "publish": "publish",
+    "config": "publish",
+    "run-all": "publish",
+    "llm-check": "llm",
+    "eval": "evaluate",
+    "preset": "preset",
+}
+
+
+class LazyGroup(click.Group):
+    """The top-level group: commands are registered by their modules, loaded on first use.
+
+    A name missing from :data:`COMMAND_MODULES` loads every command module, so a command that
+    a module adds still works (``tests/test_startup.py`` asks for the line in the table)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            _load(COMMAND_MODULES[cmd_name])
+        if cmd_name not in self.commands:
+            load_all_commands()
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        load_all_commands()
+        return sorted(self.commands)
+
+
+def _load(module: str) -> None:
+    importlib.import_module(f"prdigest.cli.{module}")
+
+
+def load_all_commands() -> None:
+    """Import every command module; each adds its commands to :data:`cli`."""
+    for module in dict.fromkeys(COMMAND_MODULES.values()):
+        _load(module)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="prdigest")
 def cli() -> None:
     """Turn a day of merged pull requests into a grounded reading digest."""
-
-
-def _register_commands() -> None:
-    """Import the command modules; each adds its commands to :data:`cli`."""
-    from prdigest.cli import core, evaluate, llm, preset, publish, sync  # noqa: F401
-
-
-_register_commands()
 
 
 def main(argv: list[str] | None = None) -> None:

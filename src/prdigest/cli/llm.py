@@ -18,7 +18,6 @@ import click
 from prdigest.cli import cli
 from prdigest.pipeline.credentials import llm_settings
 from prdigest.pipeline.digest import DigestRun
-from prdigest.write.llm.check import check_endpoint
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,6 +70,8 @@ def report_run(run: DigestRun) -> None:
 @cli.command("llm-check")
 def llm_check() -> None:
     """Send one tiny request to the configured model; report latency and JSON mode."""
+    from prdigest.write.llm.check import check_endpoint  # loads the model client (openai)
+
     settings = llm_settings(os.environ)
     result = asyncio.run(check_endpoint(settings))
     click.echo(f"model:     {settings.model} at {settings.base_url}")

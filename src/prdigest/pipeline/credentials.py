@@ -13,13 +13,15 @@ in (the library itself never reads the process environment).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr, ValidationError
 
 from prdigest.core.errors import AuthError, ConfigError
-from prdigest.sources.github import Endpoints, Token
 from prdigest.write.llm.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from prdigest.sources.github import Endpoints, Token
 
 Environment = Mapping[str, str]
 TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
@@ -27,6 +29,8 @@ OPENAI_URL = "https://api.openai.com/v1"
 
 
 def github_token(env: Environment) -> Token:
+    from prdigest.sources.github import Token  # the GitHub client loads only for a GitHub sync
+
     for name in TOKEN_VARIABLES:
         value = env.get(name, "").strip()
         if value:
@@ -40,6 +44,8 @@ def github_endpoints(
     env: Environment, api_url: str | None = None, graphql_url: str | None = None
 ) -> Endpoints:
     """Options first, then ``GITHUB_API_URL`` / ``GITHUB_GRAPHQL_URL``, then github.com."""
+    from prdigest.sources.github import Endpoints
+
     return Endpoints.from_urls(
         api_url or env.get("GITHUB_API_URL"), graphql_url or env.get("GITHUB_GRAPHQL_URL")
     )

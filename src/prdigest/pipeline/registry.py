@@ -14,8 +14,6 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from prdigest.core.errors import ConfigError
 from prdigest.core.models import Window
 from prdigest.pipeline.credentials import (
@@ -25,8 +23,6 @@ from prdigest.pipeline.credentials import (
     llm_settings,
 )
 from prdigest.sources.base import Progress, Source, SyncReport, sync
-from prdigest.sources.git import GitSource
-from prdigest.sources.github import GitHubClient, GitHubSource, RetryPolicy
 from prdigest.sources.jsonl import JsonlSource
 from prdigest.store import Store
 from prdigest.write import Writer
@@ -87,6 +83,8 @@ def _jsonl(
 def _git(
     spec: SourceSpec, env: Environment, store: Store, progress: Progress | None
 ) -> Iterator[Source]:
+    from prdigest.sources.git import GitSource  # each source loads when it is used
+
     yield GitSource(_needs_path(spec), spec.repo, branch=spec.branch, progress=progress)
 
 
@@ -94,6 +92,10 @@ def _git(
 def _github(
     spec: SourceSpec, env: Environment, store: Store, progress: Progress | None
 ) -> Iterator[Source]:
+    import httpx
+
+    from prdigest.sources.github import GitHubClient, GitHubSource, RetryPolicy
+
     token = github_token(env)
     endpoints = github_endpoints(env, spec.api_url, spec.graphql_url)
     with httpx.Client(follow_redirects=True) as http:

@@ -30,7 +30,6 @@ from prdigest.core.secrets import Secret
 from prdigest.publish.channels.base import Channel, ChannelConfigBase, ChannelKind
 from prdigest.publish.summary import Summary
 from prdigest.render.common import one_line
-from prdigest.render.html import digest_context, environment, item_view
 
 log = logging.getLogger("prdigest.publish")
 
@@ -140,6 +139,8 @@ class EmailChannel:
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def html(self, summary: Summary) -> str:
+        from prdigest.render.html import digest_context, environment, item_view  # jinja2
+
         digest = summary.digest
         context: dict[str, Any] = digest_context(digest)
         shown = summary.top(self.top)

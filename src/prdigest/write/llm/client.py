@@ -27,9 +27,20 @@ from types import TracebackType
 from typing import Any
 
 import httpx
-import openai
 
-from prdigest.core.errors import LLMResponseError, LLMTimeoutError, LLMUnavailableError
+from prdigest.core.errors import (
+    ConfigError,
+    LLMResponseError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
+
+try:
+    import openai
+except ModuleNotFoundError as exc:  # the optional `llm` extra
+    raise ConfigError(
+        "the LLM writer needs the openai package: pip install 'prdigest[llm]'", key="--writer"
+    ) from exc
 from prdigest.write.llm.budget import estimate_tokens
 from prdigest.write.llm.settings import LLMSettings
 
