@@ -11,6 +11,7 @@ section is judged empty.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -71,6 +72,7 @@ _REVERTS = re.compile(r"\brevert(?:s|ing)?\s+(?:[^#\n]{0,80}?)#(\d+)", re.I)
 _SERIES = re.compile(r"[\[(]\s*(?:part\s*)?(\d{1,2})\s*/\s*(\d{1,2})\s*[\])]", re.I)
 _TAG = re.compile(r"^\s*\[([^\]]{1,40})\]\s*")
 _TRAILING_NUMBER = re.compile(r"\s*\(#\d+\)\s*$")
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +95,18 @@ def split_title(title: str) -> tuple[tuple[str, ...], str]:
     return tuple(tags), rest
 
 
-def visible_lines(body: str | None) -> list[BodyLine]:
-    """Body lines without HTML comments or the trailing checklist, numbered as in the body."""
+def visible_lines(body: str | None) -> tuple[BodyLine, ...]:
+    """Body lines without HTML comments or the trailing checklist, numbered as in the body.
+
+    Memoised for the last few bodies: four fact extractors read the same body in a row.
+    """
     if not body:
-        return []
+        return ()
+    return _visible_lines(body)
+
+
+@functools.lru_cache(maxsize=4)
+def _visible_lines(body: str) -> tuple[BodyLine, ...]:
     text = body.replace("\r\n", "\n")
     # blank out comments but keep line numbering stable
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
@@ -108,7 +118,7 @@ def visible_lines(body: str | None) -> list[BodyLine]:
         if line.strip().startswith("```"):
             in_fence = not in_fence
         lines.append(BodyLine(number, line))
-    return lines
+    return tuple(lines)
 
 
 def _section_key(heading: str) -> str | None:
@@ -183,9 +193,11 @@ def extract_claims(body: str | None, *, limit: int = 6) -> list[ClaimFact]:
                 continue
         else:
             table_header = None
-        figure = _best_figure(text)
+        figure = _best_figure(text) if _DIGIT.search(text) else None  # a figure has a digit
+        if figure is None:
+            continue
         metric = _METRIC.search(text) or (_METRIC.search(table_header) if table_header else None)
-        if figure is None or metric is None:
+        if metric is None:
             continue
         figure_text = re.sub(r"\s+", "", figure).replace("−", "-")
         if figure_text in seen:
@@ -289,6 +301,19 @@ _MOTIVATION = re.compile(
     r"this (?:pr|change|patch) (?:fixes|adds|makes|removes|avoids|reduces))\b",
     re.I,
 )
+# Lower-case words one of which every ASCII match of each pattern above contains: an ASCII
+# sentence with none of them is ruled out by substring tests (the patterns ignore case, and
+# their only non-ASCII alternatives are Chinese words, which no ASCII sentence holds).
+_ROOT_CAUSE_WORDS = (
+    "caus", "due to", "the reason", "as a result", "why", "lead", "led ", "result", "instead of",
+)  # fmt: skip
+_SYMPTOM_WORDS = (
+    "crash", "hang", "deadlock", "leak", "oom", "out", "oob", "overflow", "garbled", "corrupt",
+    "wrong", "incorrect", "inconsisten", "mismatch", "race", "nan", "accuracy", "precision",
+    "stale", "starv", "silent", "negative", "never", "segfault", "core dump", "stuck", "diverge",
+    "regression", "loop", "error", "fail", "exception",
+)  # fmt: skip
+_MOTIVATION_WORDS = ("to ", "we need", "so ", "this ")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 MAX_RATIONALE = 6
 
@@ -329,6 +354,22 @@ def _prose(body: str | None) -> list[BodyLine]:
     return paragraphs
 
 
+def _rationale_kind(sentence: str) -> str | None:
+    """The most telling kind a sentence states (see :func:`extract_rationale`), or None."""
+    low = sentence.lower() if sentence.isascii() else None
+
+    def says(pattern: re.Pattern[str], words: tuple[str, ...]) -> bool:
+        if low is not None and not any(word in low for word in words):
+            return False
+        return pattern.search(sentence) is not None
+
+    if says(_ROOT_CAUSE, _ROOT_CAUSE_WORDS):
+        return "root_cause"
+    if says(_SYMPTOM, _SYMPTOM_WORDS):
+        return "symptom"
+    return "motivation" if says(_MOTIVATION, _MOTIVATION_WORDS) else None
+
+
 def extract_rationale(body: str | None) -> list[RationaleFact]:
     """Sentences of the body's prose that state a root cause, a symptom or the motivation.
 
@@ -342,15 +383,7 @@ def extract_rationale(body: str | None) -> list[RationaleFact]:
             sentence = sentence.strip()
             if len(sentence) < 20 or sentence in seen:
                 continue
-            kind = (
-                "root_cause"
-                if _ROOT_CAUSE.search(sentence)
-                else "symptom"
-                if _SYMPTOM.search(sentence)
-                else "motivation"
-                if _MOTIVATION.search(sentence)
-                else None
-            )
+            kind = _rationale_kind(sentence)
             if kind is None:
                 continue
             seen.add(sentence)

@@ -601,6 +601,8 @@ def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueF
     """The first use of each notable technique in a test file's added lines."""
     seen: set[str] = set()
     found: list[TechniqueFact] = []
+    if not _ANY_TECHNIQUE.search("\n".join(line.text for line in parsed.added())):
+        return found  # one search over the file rules most test files out
     for line in parsed.added():
         if not _ANY_TECHNIQUE.search(line.text):
             continue  # one search instead of one per technique

@@ -28,6 +28,10 @@ class Pattern:
     tests: bool = False  # also in test files
     source: bool = True  # in source files
     infra: bool = False  # in CI and build files, any language (shell, YAML, Python scripts)
+    # Literal words one of which every match of ``regex`` contains: a file side holding none
+    # of them is ruled out by substring tests, without a regex pass (tests/test_design.py
+    # checks the words against the regex on sample lines).
+    words: tuple[str, ...] = ()
 
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -36,6 +40,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(
             r"\bthreading\.(?:R?Lock|Condition)\b|\bwith self\.\w*lock\w*\b|\basyncio\.Lock\b"
         ),
+        words=("threading.", "with self.", "asyncio.Lock"),
     ),
     Pattern(
         "event",
@@ -44,34 +49,46 @@ PATTERNS: tuple[Pattern, ...] = (
             r"\bcurrent_stream_wait\b|\.wait_stream\("
         ),
         tests=True,
+        words=("Event", ".record_event(", ".wait_event(", "current_stream_wait", ".wait_stream("),
     ),
     Pattern(
-        "stream", re.compile(r"\btorch\.(?:npu|cuda)\.(?:Stream|stream)\b|\bnpu_stream_switch\b")
+        "stream",
+        re.compile(r"\btorch\.(?:npu|cuda)\.(?:Stream|stream)\b|\bnpu_stream_switch\b"),
+        words=("torch.", "npu_stream_switch"),
     ),
     Pattern(
         "thread_pool",
         re.compile(
             r"\bThreadPoolExecutor\b|\bthreading\.Thread\(|\bconcurrent\.futures\b|\bqueue\.(?:Simple)?Queue\("
         ),
+        words=("ThreadPoolExecutor", "threading.Thread(", "concurrent.futures", "queue."),
     ),
     Pattern(
         "async",
         re.compile(
             r"^\s*async def \w+|\bawait asyncio\.|\basyncio\.(?:gather|create_task|wait_for)\("
         ),
+        words=("async def", "asyncio."),
     ),
-    Pattern("state_enum", re.compile(r"^\s*class \w+\((?:enum\.)?(?:Int|Str)?Enum\)")),
+    Pattern(
+        "state_enum",
+        re.compile(r"^\s*class \w+\((?:enum\.)?(?:Int|Str)?Enum\)"),
+        words=("Enum)",),
+    ),
     Pattern(
         "extension_point",
         re.compile(r"^\s*class \w+\((?:\w+, )*(?:ABC|Protocol|\w+Mixin)\)|@abstractmethod"),
+        words=("ABC)", "Protocol)", "Mixin)", "@abstractmethod"),
     ),
     Pattern(
         "fail_closed",
         re.compile(r"^\s*raise (?:NotImplementedError|ValueError|RuntimeError|AssertionError)\("),
+        words=("raise ",),
     ),
     Pattern(
         "version_gate",
         re.compile(r"\bvllm_version_is\(|\bversion\.parse\(|__version__\s*[<>=!]=?|\bis_version_"),
+        words=("vllm_version_is(", "version.parse(", "__version__", "is_version_"),
     ),
     Pattern(
         "infra_logic",
@@ -80,6 +97,7 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
         source=False,
         infra=True,
+        words=("if ", "else", "for ", "while ", "case ", "function ", "def ", "()", "try:"),
     ),
     Pattern(
         "host_sync_removed",
@@ -87,6 +105,7 @@ PATTERNS: tuple[Pattern, ...] = (
             r"\.(?:item|tolist|cpu)\(\)|\btorch\.(?:npu|cuda)\.synchronize\(|\.synchronize\(\)"
         ),
         side=REMOVED,
+        words=(".item()", ".tolist()", ".cpu()", "synchronize("),
     ),
 )
 MAX_PER_PATTERN = 3
@@ -101,17 +120,32 @@ def _candidates(fact: FileFact, pattern: Pattern) -> bool:
     return (pattern.tests and in_test) or (pattern.source and fact.role is Role.SOURCE)
 
 
+def _sides(patch: ParsedPatch) -> dict[str, str]:
+    lines: dict[str, list[str]] = {ADDED: [], REMOVED: []}
+    for hunk in patch.hunks:
+        for line in hunk.lines:
+            side = lines.get(line.kind)
+            if side is not None:
+                side.append(line.text)
+    return {kind: "\n".join(texts) for kind, texts in lines.items()}
+
+
 def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) -> list[DesignFact]:
     """Design facts of the PR, at most :data:`MAX_PER_PATTERN` of each pattern."""
     found: list[DesignFact] = []
     counts: dict[str, int] = {}
     for fact, patch in parsed:
+        sides: dict[str, str] | None = None
         for pattern in PATTERNS:
             if counts.get(pattern.id, 0) >= MAX_PER_PATTERN or not _candidates(fact, pattern):
                 continue
+            sides = sides if sides is not None else _sides(patch)
+            words = pattern.words
+            if not any(word in sides[pattern.side] for word in words):
+                continue
             for hunk in patch.hunks:
                 for line in hunk.lines:
-                    if line.kind != pattern.side:
+                    if line.kind != pattern.side or not any(w in line.text for w in words):
                         continue
                     match = pattern.regex.search(line.text)
                     if match is None:

@@ -124,11 +124,28 @@ class _Collector:
         )
 
 
+# _CONST_NUMBER over a file's joined added lines: it finds something wherever a single line
+# matches (``^``/``$`` at every line break), so a file where it and the other gates find
+# nothing holds no line any detector could match.
+_CONST_NUMBER_ANYWHERE = re.compile(_CONST_NUMBER.pattern, re.MULTILINE)
+
+
+def _file_may_signal(added_text: str, words: re.Pattern[str]) -> bool:
+    """False only for a file none of whose added lines a line detector could match."""
+    return bool(
+        words.search(added_text)
+        or _COMPARE_NUMBER.search(added_text)
+        or _CONST_NUMBER_ANYWHERE.search(added_text)
+    )
+
+
 def _scan_added_lines(
     out: _Collector, parsed: ParsedPatch, role: Role, env_prefixes: Sequence[str]
 ) -> None:
-    removed_text = "\n".join(line.text for line in parsed.removed())
     words = _trigger_words(tuple(env_prefixes))
+    if not _file_may_signal("\n".join(line.text for line in parsed.added()), words):
+        return
+    removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
     for line in parsed.added():
         text = line.text

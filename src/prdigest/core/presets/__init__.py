@@ -134,10 +134,24 @@ class Preset(_PresetModel):
             known = self._roles_seen[path] = self._role_of(path)
         return known
 
+    @functools.cached_property
+    def _role_globs(
+        self,
+    ) -> tuple[re.Pattern[str] | None, tuple[tuple[Role, re.Pattern[str]], ...]]:
+        """The generated-file globs and each role's globs as one regex each (compiled once)."""
+        roles = (Role.TEST, Role.CI, Role.DEPS, Role.BUILD, Role.DOCS, Role.CONFIG)
+        by_role = tuple(
+            (role, regex)
+            for role in roles
+            if (regex := globs_regex(getattr(self.roles, role.value))) is not None
+        )
+        return globs_regex(self.roles.generated), by_role
+
     def _role_of(self, path: str) -> tuple[Role, bool]:
-        generated = _matches_any(path, self.roles.generated)
-        for role in (Role.TEST, Role.CI, Role.DEPS, Role.BUILD, Role.DOCS, Role.CONFIG):
-            if _matches_any(path, getattr(self.roles, role.value)):
+        generated_globs, by_role = self._role_globs
+        generated = generated_globs is not None and generated_globs.match(path) is not None
+        for role, regex in by_role:
+            if regex.match(path):
                 return role, generated
         return Role.SOURCE, generated
 
@@ -146,23 +160,43 @@ class Preset(_PresetModel):
         """Memo of the most specific area per path (filled by ``analyze.classify.best_area``)."""
         return {}
 
+    @functools.cached_property
+    def _area_globs(self) -> tuple[tuple[AreaRule, re.Pattern[str]], ...]:
+        return tuple((a, regex) for a in self.area if (regex := globs_regex(a.paths)) is not None)
+
     def areas_of(self, path: str) -> list[AreaRule]:
-        return [a for a in self.area if _matches_any(path, a.paths)]
+        return [a for a, regex in self._area_globs if regex.match(path)]
 
     def area_by_id(self, area_id: str) -> AreaRule | None:
         return next((a for a in self.area if a.id == area_id), None)
 
+    @functools.cached_property
+    def _tag_index(self) -> tuple[dict[str, TagRule], dict[str, tuple[AreaRule, ...]]]:
+        """Normalised spelling → the first tag rule, and → the areas naming it: built once,
+        so a lookup normalises only the tag asked about."""
+        rules: dict[str, TagRule] = {}
+        for rule in self.tag:
+            for spelling in rule.match:
+                rules.setdefault(_norm_tag(spelling), rule)
+        areas: dict[str, list[AreaRule]] = {}
+        for area in self.area:
+            for spelling in dict.fromkeys(_norm_tag(t) for t in area.tags):
+                areas.setdefault(spelling, []).append(area)
+        return rules, {spelling: tuple(found) for spelling, found in areas.items()}
+
     def tag_rule(self, tag: str) -> TagRule | None:
-        wanted = _norm_tag(tag)
-        return next((r for r in self.tag if wanted in {_norm_tag(m) for m in r.match}), None)
+        return self._tag_index[0].get(_norm_tag(tag))
 
     def areas_for_tag(self, tag: str) -> list[AreaRule]:
-        wanted = _norm_tag(tag)
-        return [a for a in self.area if wanted in {_norm_tag(t) for t in a.tags}]
+        return list(self._tag_index[1].get(_norm_tag(tag), ()))
 
 
+_TAG_NOISE = re.compile(r"[\s_-]+")
+
+
+@functools.lru_cache(maxsize=4096)
 def _norm_tag(tag: str) -> str:
-    return re.sub(r"[\s_-]+", "", tag).lower()
+    return _TAG_NOISE.sub("", tag).lower()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -189,8 +223,10 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-def _matches_any(path: str, patterns: Iterable[str]) -> bool:
-    return any(glob_to_regex(p).match(path) for p in patterns)
+def globs_regex(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    """One regex that matches a path exactly when one of the globs does (None: no globs)."""
+    parts = [f"(?:{glob_to_regex(p).pattern})" for p in patterns]
+    return re.compile("|".join(parts)) if parts else None
 
 
 def parse_preset(text: str, *, origin: str) -> Preset:
