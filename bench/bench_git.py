@@ -151,7 +151,8 @@ def main(argv: list[str]) -> int:
             f"CPU ratio {own.cpu / base.cpu:.2f}, wall ratio {own.wall / base.wall:.2f}",
             flush=True,
         )
-    steps = "read" + ("" if args.skip_analyze else " + analyze") + (" + store" if args.store else "")
+    steps = "read" + ("" if args.skip_analyze else " + analyze")
+    steps += " + store" if args.store else ""
     print(
         f"history: {args.path} ({ref}), {run.prs} PRs, {run.skipped} commits skipped, "
         f"{run.lines:,} patch lines kept; prdigest = {steps}"
