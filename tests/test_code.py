@@ -132,3 +132,21 @@ def test_language_of() -> None:
     assert language_of("csrc/moe/topk.cu") == "cpp"
     assert language_of("docker/Dockerfile.cpu") == "build"
     assert language_of("README") is None
+
+
+def test_an_added_field_belongs_to_the_class_that_holds_it_after_the_change() -> None:
+    patch = (
+        "@@ -1,8 +1,6 @@\n"
+        " class Keep:\n"
+        "     a: int = 0\n"
+        "-\n"
+        "-class Gone:\n"
+        "-    b: int = 0\n"
+        "+    c: int = 1\n"
+        " \n"
+        " def after():\n"
+        "     return 1"
+    )
+    found = symbols("cfg.py", patch)
+    assert found["c"] == ("field", "added", "Keep")
+    assert found["b"] == ("field", "removed", "Gone")

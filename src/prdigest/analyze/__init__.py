@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from prdigest.analyze import body, design, discussion, signals
+from prdigest.analyze import body, design, discussion, moves, signals
 from prdigest.analyze.classify import classify_areas, classify_kind
 from prdigest.analyze.code import extract_symbols, extract_techniques, extract_tests, language_of
 from prdigest.analyze.patches import ParsedPatch, parse_patch
@@ -52,9 +52,14 @@ def coverage_of(pr: PullRequest) -> Coverage:
             checks=checks_known,
             note="no file list",
         )
-    missing = [f.path for f in pr.files if f.patch is None and not f.binary]
+    # a pure rename, an empty new file or a mode change has no patch by nature: nothing missing
+    missing = [
+        f.path
+        for f in pr.files
+        if f.patch is None and not f.binary and (f.additions or f.deletions)
+    ]
     listed_short = pr.changed_files is not None and pr.changed_files > len(pr.files)
-    if len(missing) == len(pr.files):
+    if missing and len(missing) == sum(1 for f in pr.files if f.additions or f.deletions):
         return Coverage(
             diff=DiffCoverage.NONE,
             discussion=discussion_known,
@@ -98,7 +103,7 @@ def _file_facts(pr: PullRequest, preset: Preset) -> list[FileFact]:
 
 def _code_facts(
     parsed: list[tuple[FileFact, ParsedPatch]],
-) -> tuple[list[SymbolFact], list[TestFact], list[TechniqueFact]]:
+) -> tuple[list[SymbolFact], list[TestFact], list[TechniqueFact], moves.Moves]:
     symbols: list[SymbolFact] = []
     tests: list[TestFact] = []
     techniques: list[TechniqueFact] = []
@@ -119,19 +124,82 @@ def _code_facts(
         )
         if is_test or any(t.path == fact.path for t in tests):
             techniques += extract_techniques(patch, first_id=len(techniques) + 1)
+    found = moves.detect(
+        parsed,
+        (
+            (s.path, s.name, s.kind, s.parent, s.change)
+            for s in symbols
+            if s.language != "python" and s.kind not in ("step", "field", "constant")
+        ),
+    )
     test_names = {(t.path, t.name) for t in tests}
     symbols = [
-        s.model_copy(update={"in_test": True}) if (s.path, s.name) in test_names else s
+        _relocated(s, found).model_copy(
+            update={"in_test": s.in_test or (s.path, s.name) in test_names}
+        )
         for s in symbols[:MAX_SYMBOLS]
     ]
-    return symbols, tests, _unique_techniques(techniques)
+    tests = [_relocated_test(t, found) for t in tests]
+    return symbols, tests, _unique_techniques(techniques), found
+
+
+def _relocated(symbol: SymbolFact, found: moves.Moves) -> SymbolFact:
+    """The symbol with where it came from (added side) or went (removed side), if it moved."""
+    if symbol.change == "added":
+        origin = found.origin(symbol.path, symbol.parent, symbol.name)
+        if origin is not None:
+            return symbol.model_copy(
+                update={
+                    "moved_from": origin.path if origin.path != symbol.path else None,
+                    "renamed_from": origin.name if origin.name != symbol.name else None,
+                }
+            )
+    elif symbol.change == "removed":
+        target = found.destination(symbol.path, symbol.parent, symbol.name)
+        if target is not None:
+            return symbol.model_copy(
+                update={
+                    "moved_to": target.path if target.path != symbol.path else None,
+                    "renamed_to": target.name if target.name != symbol.name else None,
+                }
+            )
+    return symbol
+
+
+def _relocated_test(test: TestFact, found: moves.Moves) -> TestFact:
+    origin = next(
+        (
+            o
+            for (path, _parent, name), o in found.added.items()
+            if (path, name) == (test.path, test.name)
+        ),
+        None,
+    )
+    if origin is None:
+        return test
+    return test.model_copy(
+        update={
+            "moved_from": origin.path if origin.path != test.path else None,
+            "renamed_from": origin.name if origin.name != test.name else None,
+        }
+    )
 
 
 def _unique_techniques(found: list[TechniqueFact]) -> list[TechniqueFact]:
-    """One fact per technique across the PR (the first file that uses it), ids renumbered."""
+    """One fact per technique across the PR (the first file that uses it), ids renumbered; the
+    evidence is the PR's: the most cases any file gives, an assert on calls in any file."""
     seen: dict[str, TechniqueFact] = {}
     for fact in found:
-        seen.setdefault(fact.technique, fact)
+        first = seen.setdefault(fact.technique, fact)
+        if first is not fact:
+            cases = [c for c in (first.cases, fact.cases) if c is not None]
+            seen[fact.technique] = first.model_copy(
+                update={
+                    "cases": max(cases) if cases else None,
+                    "asserts_calls": first.asserts_calls or fact.asserts_calls,
+                    "sleeps": first.sleeps or fact.sleeps,
+                }
+            )
     return [
         fact.model_copy(update={"id": f"q{i}"}) for i, fact in enumerate(seen.values(), start=1)
     ]
@@ -158,7 +226,13 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         for fact, change in zip(files, pr.files or (), strict=True)
         if change.patch and fact.role is not Role.DOCS and not fact.generated
     ]
-    symbols, tests, techniques = _code_facts(parsed)
+    symbols, tests, techniques, found_moves = _code_facts(parsed)
+    files = [
+        f.model_copy(update={"moved_from": found_moves.files[f.path]})
+        if f.path in found_moves.files
+        else f
+        for f in files
+    ]
     added_source = [
         line.text for fact, patch in parsed if fact.role is Role.SOURCE for line in patch.added()
     ]
@@ -183,6 +257,7 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         commits=commits,
         remarks=remarks,
         is_test=is_test_file,
+        moves=found_moves,
         patch_texts=[change.patch for change in pr.files or () if change.patch],
     )
     return Dossier(

@@ -289,25 +289,38 @@ def constant_in(line: str, language: str | None) -> str | None:
 def _walk_hunk(
     hunk: Hunk, language: str | None, stats: dict[tuple[str, str | None], _SymbolStats]
 ) -> None:
-    """Attribute every changed line of a hunk to the innermost definition it sits in."""
-    scope = _Scope(indented=language in ("python", "shell"))
+    """Attribute every changed line of a hunk to the innermost definition it sits in.
+
+    Two scopes are kept, one per side of the diff: an added line belongs to the definitions
+    the new file has around it (context and added lines), a removed line to those the old file
+    had (context and removed lines). So a field added below a class the diff deletes is not
+    given to the deleted class, and a method removed with its class is not given to the class
+    that replaced it.
+    """
+    indented = language in ("python", "shell")
+    sides = {ADDED: _Scope(indented=indented), REMOVED: _Scope(indented=indented)}
     opened = header_definition(hunk.header, language)
     if opened:
-        scope.stack.append(opened)
-    last: tuple[Definition, str | None] | None = None  # parent_of is asked once per target
+        for scope in sides.values():
+            scope.stack.append(opened)
+    last: dict[str, tuple[Definition, str | None]] = {}  # parent_of is asked once per target
     for line in hunk.lines:
         text = line.text
         body = text.lstrip()
         if not body:
             continue
         definition = definition_in(text, language)
+        touched = (ADDED, REMOVED) if line.kind == CONTEXT else (line.kind,)
         if definition is not None:
-            scope.enter(definition)
-            target: Definition | None = definition
-        else:
-            target = scope.current(len(text) - len(body))
+            for side in touched:
+                sides[side].enter(definition)
         if line.kind == CONTEXT:
+            if definition is None:
+                for scope in sides.values():
+                    scope.current(len(text) - len(body))
             continue
+        scope = sides[line.kind]
+        target = definition if definition is not None else scope.current(len(text) - len(body))
         named = None if definition is not None else constant_in(text, language)
         if named is not None:  # a changed constant is named for itself, not its enclosing scope
             target, parent = Definition(named, "constant", -1), None
@@ -319,11 +332,11 @@ def _walk_hunk(
             target, parent, named = Definition(field, "field", -1), target.name, field
         elif target is None:
             continue
-        elif last is not None and last[0] is target:
-            parent = last[1]
+        elif line.kind in last and last[line.kind][0] is target:
+            parent = last[line.kind][1]
         else:
             parent = scope.parent_of(target)
-            last = (target, parent)
+            last[line.kind] = (target, parent)
         entry = stats.get((target.name, parent))
         if entry is None:
             entry = _SymbolStats(target.name, target.kind, parent, order=len(stats))
@@ -477,6 +490,12 @@ def extract_tests(
     found: list[TestFact] = []
     if language not in _TEST_LANGUAGES or (not is_test_file and language != "rust"):
         return found  # only Rust keeps tests inside source files
+    removed_names = {
+        name
+        for hunk in parsed.hunks
+        for line in hunk.lines
+        if line.kind == REMOVED and (name := _test_name(line.text, [], language, is_test_file))
+    }
     for hunk in parsed.hunks:
         previous: list[str] = []
         for line in hunk.lines:
@@ -493,6 +512,7 @@ def extract_tests(
                         path=parsed.path,
                         line=line.new_no,
                         parametrized=parametrized,
+                        existed=name in removed_names,
                     )
                 )
             previous.append(line.text)
@@ -597,11 +617,67 @@ _ANY_TECHNIQUE = re.compile(
 )
 
 
+_MOCK_ASSERT = re.compile(
+    r"\.assert_(?:called|awaited|any_call|has_calls|not_called)\w*\(|"
+    r"\b(?:call_args(?:_list)?|call_count|await_count|mock_calls)\b"
+)
+_FAKE_CLASS = re.compile(r"^class\s+(?P<name>_?(?:Fake|Dummy|Stub)\w*)")
+_RECORDS = re.compile(r"\bself\.(?P<attr>\w+)\.append\(|\bself\.(?P<attr2>\w+)\s*\+=")
+_SLEEP = re.compile(r"\b(?:time|asyncio)\.sleep\(")
+
+
+def _call_text(lines: list[str], start: int) -> str:
+    """The text of a call that opens on ``lines[start]``, up to its closing parenthesis."""
+    depth, parts = 0, []
+    for text in lines[start : start + 60]:
+        parts.append(text)
+        depth += text.count("(") + text.count("[") - text.count(")") - text.count("]")
+        if depth <= 0:
+            break
+    return "\n".join(parts)
+
+
+def _parametrize_cases(text: str) -> int | None:
+    """How many cases one ``@pytest.mark.parametrize(...)`` decorator gives; None: unknown."""
+    try:
+        node = ast.parse(text.strip().lstrip("@"), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(node, ast.Call) or len(node.args) < 2:
+        return None
+    values = node.args[1]
+    if isinstance(values, ast.List | ast.Tuple | ast.Set):
+        return len(values.elts)
+    return None
+
+
+def parametrize_cases(lines: list[str]) -> int | None:
+    """The most cases one test gets from its stacked ``parametrize`` decorators (their product);
+    None when no decorator's cases can be counted from the text."""
+    best: int | None = None
+    product: int | None = None
+    for index, text in enumerate(lines):
+        stripped = text.lstrip()
+        if _PARAMETRIZE.match(text):
+            cases = _parametrize_cases(_call_text(lines, index))
+            if cases is not None:
+                product = cases * (product or 1)
+        elif stripped.startswith(("def ", "async def ")):
+            if product is not None:
+                best = max(best or 0, product)
+            product = None
+    if product is not None:
+        best = max(best or 0, product)
+    return best
+
+
 def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueFact]:
-    """The first use of each notable technique in a test file's added lines."""
+    """The first use of each notable technique in a test file's added lines, with what the file
+    shows about it (cases of a parametrisation, asserts on recorded calls, sleeps)."""
     seen: set[str] = set()
     found: list[TechniqueFact] = []
-    if not _ANY_TECHNIQUE.search("\n".join(line.text for line in parsed.added())):
+    added = [line.text for line in parsed.added()]
+    if not _ANY_TECHNIQUE.search("\n".join(added)):
         return found  # one search over the file rules most test files out
     for line in parsed.added():
         if not _ANY_TECHNIQUE.search(line.text):
@@ -623,4 +699,42 @@ def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueF
                     line=line.new_no,
                 )
             )
-    return found
+    if not found:
+        return found
+    sleeps = any(_SLEEP.search(text) for text in added)
+    out = []
+    for fact in found:
+        update: dict[str, object] = {"sleeps": sleeps}
+        if fact.technique == "parametrize":
+            update["cases"] = parametrize_cases(added)
+        elif fact.technique == "mock":
+            update["asserts_calls"] = any(_MOCK_ASSERT.search(text) for text in added)
+        elif fact.technique == "fake_object":
+            asserted = asserted_fake(added)
+            if asserted is not None:
+                update.update(label=asserted, asserts_calls=True)
+        out.append(fact.model_copy(update=update))
+    return out
+
+
+def asserted_fake(lines: list[str]) -> str | None:
+    """The fake class of a test file that records what it is called with (``self.calls.append``)
+    and whose record an ``assert`` reads; None when no fake is asserted on."""
+    fakes: dict[str, set[str]] = {}
+    current: str | None = None
+    for text in lines:
+        match = _FAKE_CLASS.match(text)
+        if match:
+            current = match["name"]
+            fakes[current] = set()
+            continue
+        if text[:1].strip():  # the next top-level statement ends the class
+            current = None
+        if current is not None:
+            for record in _RECORDS.finditer(text):
+                fakes[current].add(record["attr"] or record["attr2"])
+    asserts = [t for t in lines if t.lstrip().startswith("assert")]
+    for name, attributes in fakes.items():
+        if any(re.search(rf"\.{re.escape(a)}\b", t) for a in attributes for t in asserts):
+            return name
+    return None

@@ -6,10 +6,17 @@ regular expressions on purpose: they must be cheap on a 30,000-line diff and exp
 
 Assumptions:
 
-* "Magic threshold": an UPPER_CASE constant assigned a bare number ≥ 2 in a source file, or a
-  comparison against a literal of two or more digits in Python (C++/CUDA kernels compare
-  against tile sizes and the like by design). Ports, sizes in tests and version numbers
-  are not flagged because only source-role files are scanned.
+* "Magic threshold": only a tunable — a module-level UPPER_CASE constant of a Python source
+  file assigned a bare number ≥ 2 whose name says it bounds something (``MAX_``, ``_LIMIT``,
+  ``TIMEOUT``, ``_NUM_``, ``BATCH``, ``CHUNK`` …) and not a format, type, mode, dimension or
+  mask (``MASK_TYPE_…``, ``NZ_FMT_LAST_DIM``); or an ordering comparison (``<``, ``>=`` …) in
+  an ``if``/``elif``/``while`` against a literal of two or more digits, where the compared
+  side is no model shape, dimension, ratio, length or version. Equality with a literal
+  (``compress_ratio == 128``) selects a case of an enum-like model constant and is no
+  threshold. Kernels compare against tile sizes by design: C/C++ files, Triton kernels and
+  tooling outside the package (``csrc/``, ``scripts/``, ``tools/``) are not scanned. Ports,
+  sizes in tests and version numbers are not flagged because only source-role files are
+  scanned.
 * "Env var": a name read from the environment (``environ[…]``, ``getenv(…)``, ``envs.X``)
   or, where the preset gives prefixes (``VLLM_``), any new token with that prefix that the
   removed lines did not have.
@@ -26,6 +33,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from prdigest.analyze.body import visible_lines
+from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ParsedPatch
 from prdigest.core.models import (
     ChecksSummary,
@@ -56,6 +64,48 @@ _CONST_NUMBER = re.compile(
     r"\s*(?P<value>-?\d[\d_]*(?:\.\d+)?(?:e-?\d+)?)\s*(?:#.*)?$"
 )
 _COMPARE_NUMBER = re.compile(r"(?:[<>]=?|==)\s*(?P<value>\d{2,}(?:\.\d+)?)\b")
+_THRESHOLD_COMPARE = re.compile(
+    r"(?P<left>[\w.\[\]()\-]+)\s*(?:<=?|>=?)(?!>)\s*(?P<value>\d{2,}(?:\.\d+)?)\b(?!\s*[*<])"
+)
+_CONTROL_FLOW = re.compile(r"^\s*(?:if|elif|while)\b")
+_TUNABLE_WORD = re.compile(
+    r"(?:^|_)(?:MAX|MIN|LIMIT|THRESHOLD|TIMEOUT|RETRY|RETRIES|INTERVAL|CAPACITY|BUDGET|BATCH|"
+    r"CHUNK|NUM|COUNT|BUFFERS?|WORKERS|QUEUE|REQUESTS|TOKENS|DEFAULT|GAP|WINDOW|TTL|DELAY|"
+    r"BACKOFF|PERIOD|KEYS|REGIONS|STEPS|ATTEMPTS)(?:_|$)"
+)
+_FIXED_WORD = re.compile(
+    r"(?:^|_)(?:TYPE|MODE|FMT|FORMAT|DIM|DIMS|ALIGN|ALIGNMENT|MASK|VERSION|OFFSET|PORT|HEAD|"
+    r"VOCAB|UB|ID|IDX|INDEX|BITS|SHIFT|BLOCK|TILE|SIZE_HEAD|DTYPE|LAYOUT)(?:_|$)"
+)
+_MODEL_SHAPE = re.compile(
+    r"shape|\bdim|_dim\b|head|hidden|ratio|vocab|\blen\(|version|\bsize\(|numel",
+    re.I,
+)
+_KERNEL_DIM = re.compile(r"(?:^|\.)[A-Z]{1,2}$")  # K, D, BT: a kernel's tile dimension
+_TOOLING = re.compile(r"(?:^|/)(?:csrc|scripts|tools|benchmarks|examples|\.agents|\.github)/")
+_PY_KERNEL = re.compile(r"(?:^|/)(?:triton|kernels?)/|_kernels?\.py$|(?:^|/)patch_triton")
+
+
+def tunable_constant(name: str, indent: int) -> bool:
+    """An UPPER_CASE module constant whose name says it bounds something one could tune."""
+    bare = name.lstrip("_")
+    return indent == 0 and bool(_TUNABLE_WORD.search(bare)) and not _FIXED_WORD.search(bare)
+
+
+def threshold_comparison(text: str) -> re.Match[str] | None:
+    """An ordering comparison against a literal in control flow, not of a model constant."""
+    if not _CONTROL_FLOW.match(text):
+        return None
+    for match in _THRESHOLD_COMPARE.finditer(text):
+        if not _MODEL_SHAPE.search(match["left"]) and not _KERNEL_DIM.search(match["left"]):
+            return match
+    return None
+
+
+def _scanned_for_thresholds(path: str) -> bool:
+    return path.endswith(".py") and not _TOOLING.search(path) and not _PY_KERNEL.search(path)
+
+
 _ENV_CALL = re.compile(
     r"(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\(\s*|getenv\(\s*)[\"'](?P<name>[A-Z][A-Z0-9_]+)[\"']"
 )
@@ -191,13 +241,13 @@ def _scan_source_line(
     removed_text: str,
     env_prefixes: Sequence[str],
 ) -> None:
-    const = _CONST_NUMBER.match(text)
+    const = _CONST_NUMBER.match(text) if _scanned_for_thresholds(path) else None
     if const and const["name"] not in removed_text:
         try:
             value = float(const["value"].replace("_", ""))
         except ValueError:
             value = 0.0
-        if abs(value) >= 2:
+        if abs(value) >= 2 and tunable_constant(const["name"], len(text) - len(text.lstrip())):
             out.add(
                 SignalKind.MAGIC_NUMBER,
                 const["name"],
@@ -205,15 +255,10 @@ def _scan_source_line(
                 line=line_no,
                 value=const["value"],
             )
-    elif path.endswith(".py"):  # kernels compare against constants by design; Python rarely should
-        compare = _COMPARE_NUMBER.search(text)
-        stripped = text.strip()
-        if (
-            compare
-            and not stripped.startswith(("#", "//", "assert"))
-            and compare["value"] not in removed_text
-        ):
-            out.add(SignalKind.MAGIC_NUMBER, stripped[:80], path=path, line=line_no)
+    elif _scanned_for_thresholds(path):
+        compare = threshold_comparison(text)
+        if compare and compare["value"] not in removed_text:
+            out.add(SignalKind.MAGIC_NUMBER, text.strip()[:80], path=path, line=line_no)
     for name in _env_names(text, env_prefixes):
         if name not in removed_text:
             out.add(SignalKind.ENV_VAR, name, path=path, line=line_no)
@@ -335,6 +380,7 @@ def detect(
     commits: Sequence[CommitFact] = (),
     remarks: Sequence[RemarkFact] = (),
     is_test: Callable[[FileFact], bool] = lambda f: f.role is Role.TEST,
+    moves: Moves | None = None,
     patch_texts: Sequence[str] = (),
 ) -> list[SignalFact]:
     out = _Collector()
@@ -346,7 +392,7 @@ def detect(
             out.add(SignalKind.HUGE_DIFF, fact.path, path=fact.path)
         role = Role.TEST if is_test(fact) else fact.role
         _scan_added_lines(out, patch, role, env_prefixes)
-    _tests_deleted(out, parsed, files, commits)
+    _tests_deleted(out, parsed, files, commits, moves or Moves())
     _no_tests(out, files, tests, kind, is_test)
     _promised(out, remarks)
     _empty_test_result(out, sections)
@@ -369,33 +415,67 @@ def detect(
     return out.items
 
 
+_TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.(?:py|rs|go|sh|js|ts)$")
+
+
+def _removed_test_names(patch: ParsedPatch) -> list[tuple[str, int | None]]:
+    found = []
+    for line in patch.removed():
+        m = _TEST_DEF.match(line.text)
+        if m:
+            found.append((m.group(1) or m.group(2), line.old_no))
+    return found
+
+
 def _tests_deleted(
     out: _Collector,
     parsed: Sequence[tuple[FileFact, ParsedPatch]],
     files: Sequence[FileFact],
     commits: Sequence[CommitFact],
+    moves: Moves,
 ) -> None:
+    """Tests the PR takes away with nothing in their place.
+
+    A test is replaced when a test of the same name is added anywhere in the PR, or the moves
+    analysis found it moved or renamed (same body); a removed test file is replaced when git
+    renamed it, its text reappears in an added file, or every test it held is replaced. Only a
+    test module counts as a test file (``test_*.py`` …): a package ``__init__.py``, data or
+    configuration under ``tests/`` holds no test.
+    """
     for commit in commits:  # a test written during review and dropped before merge
         if commit.after_review and _TEST_DROPPED.search(commit.headline):
             out.add(SignalKind.TESTS_DELETED, commit.headline[:90], provenance=commit.provenance)
+    added_tests = {
+        m.group(1) or m.group(2)
+        for _fact, patch in parsed
+        for line in patch.added()
+        if (m := _TEST_DEF.match(line.text))
+    }
+    moved_files = set(moves.files.values())
+
+    def replaced(path: str, name: str) -> bool:
+        return name in added_tests or moves.replaced(path, name)
+
+    patches = {fact.path: patch for fact, patch in parsed}
     for fact in files:
-        if fact.role is Role.TEST and fact.status == "removed":
+        if fact.status != "removed" or not _TEST_MODULE.search(fact.path):
+            continue
+        if fact.path in moved_files:
+            continue
+        patch = patches.get(fact.path)
+        names = _removed_test_names(patch) if patch is not None else []
+        gone = [(n, line) for n, line in names if not replaced(fact.path, n)]
+        if not names or len(gone) == len(names):
             out.add(SignalKind.TESTS_DELETED, fact.path, path=fact.path)
+        else:
+            for name, line in gone:
+                out.add(SignalKind.TESTS_DELETED, name, path=fact.path, line=line)
     for fact, patch in parsed:
         if fact.role is not Role.TEST or fact.status == "removed":
             continue
-        added = {
-            m.group(1) or m.group(2) for line in patch.added() if (m := _TEST_DEF.match(line.text))
-        }
-        for line in patch.removed():
-            m = _TEST_DEF.match(line.text)
-            if m and (m.group(1) or m.group(2)) not in added:
-                out.add(
-                    SignalKind.TESTS_DELETED,
-                    m.group(1) or m.group(2),
-                    path=fact.path,
-                    line=line.old_no,
-                )
+        for name, line in _removed_test_names(patch):
+            if not replaced(fact.path, name):
+                out.add(SignalKind.TESTS_DELETED, name, path=fact.path, line=line)
 
 
 def _no_tests(

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/6"
+ANALYZER_VERSION = "analyze/7"
 
 
 class _Frozen(BaseModel):
@@ -112,6 +112,7 @@ class FileFact(Fact):
     binary: bool = False
     has_patch: bool = False
     generated: bool = False  # lock files and other generated text
+    moved_from: str | None = None  # an added file whose text a removed file had (no git rename)
 
 
 class SymbolFact(Fact):
@@ -138,7 +139,18 @@ class SymbolFact(Fact):
     via: Literal["ast", "hunk_header", "pattern"]
     in_test: bool = False
     lines_changed: int = 0
-    parent: str | None = None  # enclosing class for methods
+    parent: str | None = None  # enclosing class for methods (the class that holds it after)
+    # renames and moves (analyze.moves): on the added side where it came from, on the removed
+    # side where it went; a moved or renamed definition is neither new nor deleted
+    moved_from: str | None = None  # the path it was defined in before
+    renamed_from: str | None = None  # the name it had before
+    moved_to: str | None = None  # the path it is defined in now
+    renamed_to: str | None = None  # the name it has now
+
+    @property
+    def relocated(self) -> bool:
+        """Moved or renamed (either side): not a new or a deleted definition."""
+        return bool(self.moved_from or self.renamed_from or self.moved_to or self.renamed_to)
 
 
 class TestFact(Fact):
@@ -148,6 +160,9 @@ class TestFact(Fact):
     path: str
     line: int | None = None
     parametrized: bool = False
+    existed: bool = False  # its def line was edited (a new signature), the test was there before
+    moved_from: str | None = None  # a test moved from another file (analyze.moves)
+    renamed_from: str | None = None  # a test renamed (same body, another name)
 
 
 class TechniqueFact(Fact):
@@ -157,6 +172,10 @@ class TechniqueFact(Fact):
     label: str  # the code name as it appears, e.g. ``monkeypatch``
     path: str
     line: int | None = None
+    # what the code shows beyond the name, so a phrase claims no more than that:
+    cases: int | None = None  # parametrize: the largest number of cases one test gets
+    asserts_calls: bool = False  # fake_object / mock: an assert reads the calls it recorded
+    sleeps: bool = False  # threading_event: the same test file also sleeps
 
 
 class SectionFact(Fact):

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from prdigest.core.models import Assessment, Dossier, Kind, Level, Role, SignalKind, SymbolFact
+from prdigest.core.models import (
+    Assessment,
+    Dossier,
+    Kind,
+    Level,
+    Role,
+    SignalKind,
+    SymbolFact,
+    TechniqueFact,
+)
 from prdigest.write.template.phrases import Cited, Phrases, display_names, file_name
 from prdigest.write.template.title import RELATIVE, STRONG_METRIC, title_claim
 
@@ -33,6 +42,8 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
     for s in d.symbols:
         if s.in_test or s.kind in ("step", "field") or not s.lines_changed:
             continue
+        if s.change == "removed" and s.relocated:
+            continue  # said where it arrives ("moved from …"), not as a deletion
         if s.name in GENERIC_NAMES and not s.parent:
             continue
         by_file.setdefault(s.path, []).append(s)
@@ -60,30 +71,41 @@ def _symbol_name(s: SymbolFact, p: Phrases, cited: Cited) -> str:
     return name
 
 
+def _change_of(
+    s: SymbolFact, p: Phrases, cited: Cited, names: dict[str, str]
+) -> tuple[str, dict[str, str]]:
+    """The phrase key for how a symbol changed, and what fills it (where it came from)."""
+    if s.renamed_from:
+        return "renamed", {"origin": cited.name(s.renamed_from, s.moved_from or s.path)}
+    if s.moved_from:
+        return "moved", {"origin": file_name(s.moved_from, names, cited)}
+    return s.change, {}
+
+
 def _symbol_point(
     group: list[SymbolFact],
     d: Dossier,
     p: Phrases,
     cited: Cited,
     names: dict[str, str],
-    purpose: bool,
 ) -> str:
-    by_change: dict[str, list[str]] = {}
+    by_change: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
     for s in group:
         cited.fact(s.id)
         shown = _symbol_name(s, p, cited)
+        change, extra = _change_of(s, p, cited, names)
         if not any(shown in items for items in by_change.values()):  # one name, said once
-            by_change.setdefault(s.change, []).append(shown)
-    parts = [p.get("symbol", change, name=p.join(items)) for change, items in by_change.items()]
-    text = p.get(
+            by_change.setdefault((change, tuple(extra.items())), []).append(shown)
+    parts = [
+        p.get("symbol", change, name=p.join(items), **dict(extra))
+        for (change, extra), items in by_change.items()
+    ]
+    return p.get(
         "symbol",
         "in_file",
         file=file_name(group[0].path, names, cited),
         names=p.word("symbol", "change_sep").join(parts),
     )
-    if purpose:
-        text += p.w.clause + p.get("symbol_purpose", d.kind.value)
-    return text
 
 
 def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
@@ -114,30 +136,83 @@ def _signal_point(d: Dossier, kind: SignalKind, key: str, p: Phrases, cited: Cit
     )
 
 
-def _test_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
-    if not d.tests and not d.techniques:
+def technique_phrase(q: TechniqueFact, p: Phrases, label: str) -> str | None:
+    """What a test technique does, said no further than its code shows (None: nothing to say,
+    e.g. a parametrisation with a single case)."""
+    key = q.technique
+    if key == "parametrize":
+        if q.cases is None or q.cases < 2:
+            return None
+        return p.get("technique", key, label=label, cases=q.cases)
+    if key == "fake_object" and not q.asserts_calls:
+        key = "fake_object_plain"
+    elif key == "mock" and q.asserts_calls:
+        key = "mock_asserted"
+    elif key == "threading_event" and q.sleeps:
+        key = "threading_event_sleeps"
+    return p.get("technique", key, label=label)
+
+
+def _relocated_tests_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+    """Tests that moved or were renamed: said as such, never as new or deleted."""
+    moved = [t for t in d.tests if t.moved_from or t.renamed_from]
+    if not moved:
         return None
-    unique = list({t.name: t for t in d.tests}.values())[:2]
+    first = moved[0]
+    for t in moved[:2]:
+        cited.fact(t.id)
+    if first.renamed_from:
+        return p.get(
+            "point",
+            "test_renamed",
+            name=cited.name(first.name, first.path, first.line),
+            origin=cited.name(first.renamed_from, first.moved_from or first.path),
+        )
+    same = [t for t in moved if t.moved_from == first.moved_from]
+    return p.get(
+        "point",
+        "tests_moved",
+        names=p.join([cited.name(t.name, t.path, t.line) for t in same[:2]]),
+        count=len(same),
+        origin=cited.name(first.moved_from or "", first.moved_from or ""),
+    )
+
+
+def _test_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+    new_tests = [t for t in d.tests if not (t.moved_from or t.renamed_from or t.existed)]
+    if not new_tests and not d.techniques:
+        return _relocated_tests_point(d, p, cited)
+    unique = list({t.name: t for t in new_tests}.values())[:2]
     for t in unique:
         cited.fact(t.id)
     names = p.join([cited.name(t.name, t.path, t.line) for t in unique])
-    if not names:
-        names = cited.name(PurePosixPath(d.techniques[0].path).name, d.techniques[0].path)
     techniques = []
-    for q in d.techniques[:3]:
-        cited.fact(q.id)
+    for q in d.techniques:
         label = (
             cited.name(q.label, q.path, q.line)
             if q.technique not in ("shell_stub", "hypothesis", "subprocess")
             else ""
         )
-        techniques.append(p.get("technique", q.technique, label=label))
+        phrase = technique_phrase(q, p, label)
+        if phrase is None:
+            cited.refs.pop(q.label, None)
+            continue
+        cited.fact(q.id)
+        techniques.append(phrase)
+        if len(techniques) == 3:
+            break
+    key = "tests"
+    if not names:
+        if not techniques:
+            return None
+        key = "tests_file"
+        names = cited.name(PurePosixPath(d.techniques[0].path).name, d.techniques[0].path)
     how = (
         p.get("point", "tests_how", techniques=p.word("point", "technique_sep").join(techniques))
         if techniques
         else p.get("point", "tests_plain")
     )
-    return p.get("point", "tests", names=names, how=p.word("point", "tests_sep") + how)
+    return p.get("point", key, names=names, how=(p.word("point", "tests_sep") + how) if how else "")
 
 
 def _field_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
@@ -197,18 +272,19 @@ def _context_points(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
         points.append(p.get("point", "revert", number=d.reverts))
     if d.series:
         points.append(p.get("point", "series", index=d.series.index, total=d.series.total))
-    renamed = [f for f in d.files if f.status == "renamed" and f.previous_path]
-    if renamed and d.kind is Kind.REFACTOR:
+    renamed = [f for f in d.files if (f.status == "renamed" and f.previous_path) or f.moved_from]
+    if renamed and (
+        d.kind in (Kind.REFACTOR, Kind.TEST, Kind.CI) or 2 * len(renamed) >= len(d.files)
+    ):
         f = renamed[0]
         cited.fact(f.id)
-        points.append(
-            p.get(
-                "point",
-                "rename",
-                old=cited.name(f.previous_path or ""),
-                new=cited.name(f.path, f.path),
-            )
-        )
+        before = f.previous_path or f.moved_from or ""
+        old, new = cited.name(before), cited.name(f.path, f.path)
+        same_name = PurePosixPath(before).name == PurePosixPath(f.path).name
+        if len(renamed) > 1:
+            points.append(p.get("point", "renames", count=len(renamed), old=old, new=new))
+        else:
+            points.append(p.get("point", "move" if same_name else "rename", old=old, new=new))
     steps = [s for s in d.symbols if s.kind == "step"][:2]
     if steps:
         for s in steps:
@@ -227,8 +303,8 @@ def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[st
     names = display_names(d.files)
     points = _context_points(d, p, cited)
     groups = _main_symbols(d)
-    for index, group in enumerate(groups):
-        points.append(_symbol_point(group, d, p, cited, names, purpose=index == 0))
+    for group in groups:
+        points.append(_symbol_point(group, d, p, cited, names))
     if not groups:
         file_point = _file_point(d, p, cited, names)
         if file_point:

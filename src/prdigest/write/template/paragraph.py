@@ -16,6 +16,26 @@ from prdigest.write.template.focus import focus_points, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 
+SMALL_LINES = 30  # "only N lines" is said up to this size
+
+
+def _why(d: Dossier, rule: str, p: Phrases) -> str:
+    """Why a PR needs no close read, said only as a fact the diff shows ("" when none fits)."""
+    if p.has("why", rule):
+        return p.get("why", rule, lines=d.additions + d.deletions)
+    lines = d.additions + d.deletions
+    if lines <= SMALL_LINES:
+        return p.get("why", "small change", lines=lines)
+    source = d.source_lines_changed()
+    if d.files and not source:
+        roles = list(dict.fromkeys(f.role.value for f in d.files if p.has("roles", f.role.value)))
+        if roles:
+            names = p.word("roles", "sep").join(p.word("roles", r) for r in roles[:3])
+            return p.get("why", "no_source", roles=names)
+    if d.deletions >= 4 * max(1, d.additions) and d.deletions >= SMALL_LINES:
+        return p.get("why", "deletion", additions=d.additions, deletions=d.deletions)
+    return ""
+
 
 def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> str:
     rule = next((r.detail for r in a.reasons if r.code == "level"), "")
@@ -26,8 +46,9 @@ def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> st
         key = "worth_reading_audience" if audience else "worth_reading"
     else:
         key = a.level.value
-    why_key = rule if p.has("why", rule) else ("score" if rule.startswith("score") else "tiny")
-    why = p.get("why", why_key, lines=d.additions + d.deletions)
+    why = _why(d, rule, p) if a.level in (Level.SKIM, Level.SKIP) else ""
+    if not why and a.level in (Level.SKIM, Level.SKIP):
+        key = f"{a.level.value}_plain"
     name = area.name if area is not None else ""
     return p.get("verdict", key, audience=audience, area=name, why=why)
 

@@ -1,0 +1,245 @@
+"""Renames and moves: a file, class, function or test that the PR takes away in one place and
+puts back in another is not a deletion plus an addition.
+
+Three kinds of evidence, best first:
+
+* git's rename info: a file with ``status == "renamed"`` and its ``previous_path``;
+* the same name defined on the removed side of one file and the added side of another (a
+  class moved between modules, a test moved to a new file), with bodies alike enough;
+* a removed and an added definition with different names whose bodies are alike (a test or
+  function renamed in place or on its way to another file).
+
+Bodies are compared as multisets of their lines, stripped of indentation, blank lines and
+comments, without the definition line itself (which differs in a rename): the Dice coefficient
+of the two multisets. A removed file and an added file with alike text are a move too. Only
+definition blocks of indentation-scoped languages (Python) are compared by body; other
+languages move by name only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from prdigest.analyze.code import definition_in
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, ParsedPatch
+from prdigest.core.models import FileFact
+
+MOVE_SIMILARITY = 0.5  # same name elsewhere: the body may have been edited on the way
+RENAME_SIMILARITY = 0.75  # another name: the body must be mostly the same
+FILE_SIMILARITY = 0.6
+MIN_RENAME_LINES = 2  # a one-line body says nothing about where it came from
+MAX_PAIRS = 40_000  # removed × added blocks compared by body; past it only names match
+
+Key = tuple[str, str | None, str]  # (path, parent, name)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One definition on one side of the diff, with its body lines."""
+
+    path: str
+    name: str
+    kind: str
+    parent: str | None
+    side: str
+    body: tuple[str, ...]
+
+    @property
+    def key(self) -> Key:
+        return (self.path, self.parent, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an added definition (or file) came from."""
+
+    path: str
+    name: str
+
+
+@dataclass
+class Moves:
+    """What the PR moved or renamed, keyed by where it is now and where it was."""
+
+    added: dict[Key, Origin] = field(default_factory=dict)  # new place → old place
+    removed: dict[Key, Origin] = field(default_factory=dict)  # old place → new place
+    files: dict[str, str] = field(default_factory=dict)  # new path → old path (text alike)
+
+    def origin(self, path: str, parent: str | None, name: str) -> Origin | None:
+        return self.added.get((path, parent, name))
+
+    def destination(self, path: str, parent: str | None, name: str) -> Origin | None:
+        return self.removed.get((path, parent, name))
+
+    def replaced(self, path: str, name: str) -> bool:
+        """Whether a removed definition ``name`` of ``path`` reappears elsewhere (any parent)."""
+        return any(k[0] == path and k[2] == name for k in self.removed)
+
+
+def _normal(text: str) -> str | None:
+    stripped = " ".join(text.split())
+    if not stripped or stripped.startswith("#"):
+        return None
+    return stripped
+
+
+def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> list[Block]:
+    """Definitions whose ``def``/``class`` line is on ``side``, each with the body lines of that
+    side and of the context (a renamed definition keeps its body as context)."""
+    if language != "python":
+        return []
+    blocks: list[Block] = []
+    for hunk in patch.hunks:
+        lines = [x for x in hunk.lines if x.kind in (side, CONTEXT)]
+        classes: list[tuple[int, str]] = []  # (indent, name) of open classes on this side
+        for index, line in enumerate(lines):
+            definition = definition_in(line.text, language)
+            if definition is None:
+                continue
+            while classes and classes[-1][0] >= definition.indent:
+                classes.pop()
+            parent = classes[-1][1] if classes else None
+            if definition.kind == "class":
+                classes.append((definition.indent, definition.name))
+            if line.kind != side:
+                continue
+            body: list[str] = []
+            for after in lines[index + 1 :]:
+                text = after.text
+                if text.strip() and len(text) - len(text.lstrip()) <= definition.indent:
+                    break
+                normal = _normal(text)
+                if normal is not None:
+                    body.append(normal)
+            kind = "method" if definition.kind == "function" and parent else definition.kind
+            blocks.append(Block(patch.path, definition.name, kind, parent, side, tuple(body)))
+    return blocks
+
+
+def similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    """Dice coefficient of two multisets of lines (1.0: the same lines, in any order)."""
+    if not a and not b:
+        return 1.0
+    common = sum((Counter(a) & Counter(b)).values())
+    return 2 * common / (len(a) + len(b))
+
+
+def _same_kind(a: Block, b: Block) -> bool:
+    return (a.kind == "class") == (b.kind == "class")
+
+
+def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> None:
+    used: set[Key] = set()
+    by_name: dict[str, list[Block]] = {}
+    for block in added:
+        by_name.setdefault(block.name, []).append(block)
+    leftovers: list[Block] = []
+    for old in removed:  # same name in another file or class: a move
+        candidates = [
+            b
+            for b in by_name.get(old.name, ())
+            if b.key not in used
+            and (b.path, b.parent) != (old.path, old.parent)
+            and _same_kind(old, b)
+        ]
+        best = max(candidates, key=lambda b: similarity(old.body, b.body), default=None)
+        if best is not None and (
+            similarity(old.body, best.body) >= MOVE_SIMILARITY
+            or max(len(old.body), len(best.body)) <= 3
+        ):
+            _record(old, best, moves, used)
+        else:
+            leftovers.append(old)
+    fresh = [b for b in added if b.key not in used]
+    if len(leftovers) * len(fresh) > MAX_PAIRS:
+        return
+    removed_names = {b.name for b in removed}
+    added_names = {b.name for b in added}
+    for old in leftovers:  # another name, the same body: a rename
+        if len(old.body) < MIN_RENAME_LINES or old.name in added_names:
+            continue
+        scored = [
+            (similarity(old.body, b.body), b)
+            for b in fresh
+            if b.key not in used
+            and _same_kind(old, b)
+            and b.name not in removed_names
+            and len(b.body) >= MIN_RENAME_LINES
+        ]
+        if not scored:
+            continue
+        score, best = max(scored, key=lambda x: x[0])
+        if score >= RENAME_SIMILARITY:
+            _record(old, best, moves, used)
+
+
+def _record(old: Block, new: Block, moves: Moves, used: set[Key]) -> None:
+    used.add(new.key)
+    moves.added[new.key] = Origin(old.path, old.name)
+    moves.removed[old.key] = Origin(new.path, new.name)
+
+
+def _side_text(patch: ParsedPatch, side: str) -> list[str]:
+    lines = patch.added() if side == ADDED else patch.removed()
+    return [n for n in (_normal(x.text) for x in lines) if n is not None]
+
+
+def _match_files(parsed: Sequence[tuple[FileFact, ParsedPatch]], moves: Moves) -> None:
+    gone = [(f, p) for f, p in parsed if f.status == "removed"]
+    new = [(f, p) for f, p in parsed if f.status == "added"]
+    if not gone or not new or len(gone) * len(new) > MAX_PAIRS // 10:
+        return
+    new_text = {f.path: _side_text(p, ADDED) for f, p in new}
+    taken: set[str] = set()
+    for old, patch in gone:
+        old_text = _side_text(patch, REMOVED)
+        if len(old_text) < MIN_RENAME_LINES:
+            continue
+        scored = [
+            (similarity(old_text, text), path)
+            for path, text in new_text.items()
+            if path not in taken and PurePosixPath(path).suffix == PurePosixPath(old.path).suffix
+        ]
+        if not scored:
+            continue
+        score, path = max(scored)
+        if score >= FILE_SIMILARITY:
+            taken.add(path)
+            moves.files[path] = old.path
+
+
+def _name_only_blocks(
+    symbols: Iterable[tuple[str, str, str, str | None, str]],
+) -> tuple[list[Block], list[Block]]:
+    removed: list[Block] = []
+    added: list[Block] = []
+    for path, name, kind, parent, change in symbols:
+        block = Block(path, name, kind, parent, REMOVED if change == "removed" else ADDED, ())
+        (removed if change == "removed" else added).append(block)
+    return removed, added
+
+
+def detect(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    other_symbols: Iterable[tuple[str, str, str, str | None, str]] = (),
+) -> Moves:
+    """Moves and renames of the PR. ``other_symbols`` are (path, name, kind, parent, change) of
+    languages without body comparison, matched by name across files."""
+    moves = Moves()
+    removed: list[Block] = []
+    added: list[Block] = []
+    for fact, patch in parsed:
+        if patch.error or fact.generated:
+            continue
+        removed += definition_blocks(patch, fact.language, REMOVED)
+        added += definition_blocks(patch, fact.language, ADDED)
+    _match_blocks(removed, added, moves)
+    by_name_removed, by_name_added = _name_only_blocks(
+        s for s in other_symbols if s[4] in ("added", "removed")
+    )
+    _match_blocks(by_name_removed, by_name_added, moves)
+    _match_files(parsed, moves)
+    return moves
