@@ -115,7 +115,7 @@ def test_json_digest_and_explain(
         (
             ["digest", "--repo", REPO, "--date", "2026-13-40"],
             2,
-            "Error: --date: expected a date like",
+            "Error: --date: expected today, yesterday or YYYY-MM-DD",
         ),
         (
             ["digest", "--repo", REPO, "--date", "2026-06-10", "--tz", "Mars/Base"],

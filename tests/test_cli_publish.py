@@ -249,7 +249,10 @@ def test_serve_without_a_site_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run(["serve", "--dir", str(tmp_path), "--port", "0"], capsys)
-    assert code == 10 and "no site here" in err
+    assert code == 2
+    assert err == (
+        f"Error: --dir: no site in {tmp_path} (build one with `prdigest site --out {tmp_path}`)\n"
+    )
 
 
 def test_html_and_atom_formats_of_the_digest_command(

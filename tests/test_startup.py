@@ -100,9 +100,10 @@ def test_llm_check_without_openai_says_which_extra_to_install(tmp_path: Path) ->
 
 
 def test_every_command_is_in_the_table_of_command_modules() -> None:
-    from prdigest.cli import COMMAND_MODULES, cli, load_all_commands
+    from prdigest.cli import cli, load_all_commands
+    from prdigest.cli.group import COMMANDS
 
     load_all_commands()
     for name, command in cli.commands.items():
         module = command.callback.__module__ if command.callback else ""
-        assert module == f"prdigest.cli.{COMMAND_MODULES.get(name)}", name
+        assert module == f"prdigest.cli.{COMMANDS[name][0]}", name

@@ -10,7 +10,6 @@ traceback.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -20,6 +19,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from prdigest.cli.group import LazyGroup, install_log_handler, usage_line, verbosity_options
+from prdigest.cli.group import load_all_commands as load_all_commands
+from prdigest.cli.group import verbosity as verbosity
 from prdigest.core.errors import ConfigError, PrdigestError
 from prdigest.core.names import check_repo
 from prdigest.core.version import __version__
@@ -56,22 +58,52 @@ def db_option(func: F) -> F:
 
 
 def window_options(func: F) -> F:
-    from prdigest.core.window import DEFAULT_TZ
+    from prdigest.core.window import DAY_HELP, DEFAULT_TZ
 
     options = [
         click.option(
-            "--repo", required=True, callback=checked_repo, help="Repository as owner/name."
+            "-r",
+            "--repo",
+            required=True,
+            callback=checked_repo,
+            metavar="OWNER/NAME",
+            help="The repository, e.g. vllm-project/vllm.",
         ),
-        click.option("--date", "day", help="A local calendar day, e.g. 2026-06-10."),
-        click.option("--since", help="Window start (ISO-8601; local time if no offset)."),
-        click.option("--until", help="Window end, exclusive."),
+        click.option("-d", "--date", "day", metavar="DAY", help=f"The local day: {DAY_HELP}."),
         click.option(
-            "--tz", default=DEFAULT_TZ, show_default=True, help="Time zone of the window."
+            "--since", metavar="TIME", help="Window start (ISO-8601; local time if no offset)."
+        ),
+        click.option("--until", metavar="TIME", help="Window end, exclusive."),
+        click.option(
+            "--tz",
+            default=DEFAULT_TZ,
+            show_default=True,
+            metavar="ZONE",
+            help="Time zone of the window.",
         ),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def format_option(choices: list[str], help: str = "Output format") -> Callable[[F], F]:
+    """``-f/--format``: the given formats plus their aliases (``md``), passed on canonical."""
+    from prdigest.render import ALIASES, canonical
+
+    aliases = {name: alias for alias, name in ALIASES.items() if name in choices}
+    shown = ", ".join(f"{c} ({aliases[c]})" if c in aliases else c for c in choices)
+    return click.option(
+        "-f",
+        "--format",
+        "fmt",
+        default=choices[0],
+        show_default=True,
+        metavar="FORMAT",
+        type=click.Choice(choices + list(aliases.values())),
+        callback=lambda ctx, param, value: canonical(value),
+        help=f"{help}: {shown}.",
+    )
 
 
 def digest_options(func: F) -> F:
@@ -83,17 +115,11 @@ def digest_options(func: F) -> F:
             "--top",
             default=8,
             show_default=True,
+            metavar="N",
             type=click.IntRange(0, 200),
-            help="How many PRs get a paragraph.",
+            help="Most PRs that get a paragraph (a quiet day has fewer).",
         ),
-        click.option(
-            "--format",
-            "fmt",
-            default="text",
-            show_default=True,
-            type=click.Choice(sorted(RENDERERS)),
-            help="Output format.",
-        ),
+        format_option(list(RENDERERS)),
         click.option(
             "--lang",
             default=DEFAULT_LANG,
@@ -102,6 +128,7 @@ def digest_options(func: F) -> F:
             help="Language of titles and paragraphs.",
         ),
         click.option(
+            "-o",
             "--out",
             type=click.Path(dir_okay=False, path_type=Path),
             help="Write to this file instead of stdout.",
@@ -149,8 +176,8 @@ def opened(db: Path | None) -> Iterator[Store]:
 
 @contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress callback drawing on stderr, only for long runs on a terminal."""
-    if not sys.stderr.isatty():
+    """A progress callback drawing on stderr, only for long runs on a terminal (not with -q)."""
+    if not sys.stderr.isatty() or verbosity() < 0:
         yield lambda done, total: None
         return
     from rich.progress import Progress
@@ -171,6 +198,12 @@ def _stderr_console() -> Any:
     return Console(stderr=True)
 
 
+def info(message: str, *, err: bool = True) -> None:
+    """A summary or note for the user (stderr by default); ``-q`` silences it."""
+    if verbosity() >= 0:
+        click.echo(message, err=err)
+
+
 def emit(data: bytes, out: Path | None) -> None:
     if out is None:
         text = data.decode("utf-8")
@@ -181,69 +214,63 @@ def emit(data: bytes, out: Path | None) -> None:
         out.write_bytes(data)
     except OSError as exc:
         raise ConfigError(f"cannot write: {exc.strerror}", key=str(out)) from exc
-    click.echo(f"wrote {out}", err=True)
+    info(f"wrote {out}")
 
 
-# Which module defines each command: a command's module is imported only when that command
-# runs, so `prdigest --version` or `prdigest digest` never loads what other commands need.
-COMMAND_MODULES: dict[str, str] = {
-    "demo": "core",
-    "import": "core",
-    "export": "core",
-    "schema": "core",
-    "digest": "core",
-    "explain": "core",
-    "sync": "sync",
-    "run": "sync",
-    "site": "publish",
-    "serve": "publish",
-    "publish": "publish",
-    "config": "publish",
-    "run-all": "publish",
-    "llm-check": "llm",
-    "eval": "evaluate",
-    "preset": "preset",
-}
+def store_location() -> str:
+    """Where commands without ``--db`` (and without a config's ``db``) keep the store."""
+    target = os.environ.get("PRDIGEST_DB") or str(default_db())
+    if "://" in target:
+        from prdigest.store.engine import safe_url  # a URL: never show its password
+
+        target = safe_url(target)
+    origin = "from $PRDIGEST_DB" if os.environ.get("PRDIGEST_DB") else "default"
+    return f"{target} ({origin}; --db or a config's db = … take precedence)"
 
 
-class LazyGroup(click.Group):
-    """The top-level group: commands are registered by their modules, loaded on first use.
-
-    A name missing from :data:`COMMAND_MODULES` loads every command module, so a command that
-    a module adds still works (``tests/test_startup.py`` asks for the line in the table)."""
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            _load(COMMAND_MODULES[cmd_name])
-        if cmd_name not in self.commands:
-            load_all_commands()
-        return self.commands.get(cmd_name)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        load_all_commands()
-        return sorted(self.commands)
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"prdigest {__version__}")
+    click.echo(f"store: {store_location()}")
+    ctx.exit()
 
 
-def _load(module: str) -> None:
-    importlib.import_module(f"prdigest.cli.{module}")
-
-
-def load_all_commands() -> None:
-    """Import every command module; each adds its commands to :data:`cli`."""
-    for module in dict.fromkeys(COMMAND_MODULES.values()):
-        _load(module)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="prdigest")
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version and where the store is, and exit.",
+)
 def cli() -> None:
-    """Turn a day of merged pull requests into a grounded reading digest."""
+    """Turn a day of merged pull requests into a grounded reading digest.
+
+    \b
+    New here? `prdigest demo` prints a sample digest (no token, no network);
+    `prdigest init` writes a starter prdigest.toml for the daily `prdigest run-all`.
+    Completion: eval "$(_PRDIGEST_COMPLETE=bash_source prdigest)" in ~/.bashrc.
+    """
+
+
+cli.params.extend(verbosity_options())
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning project errors into one line and an exit code."""
+    install_log_handler()
     try:
         cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else "")  # `prdigest` alone: the help, exit 0
+    except click.UsageError as exc:
+        click.echo(usage_line(exc), err=True)
+        sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)

@@ -19,6 +19,8 @@ from prdigest.cli import (
     db_option,
     digest_options,
     emit,
+    format_option,
+    info,
     make_window,
     opened,
     progress_bar,
@@ -26,6 +28,7 @@ from prdigest.cli import (
 )
 from prdigest.cli.llm import report_run, writer_options
 from prdigest.core.errors import ImportLineError
+from prdigest.core.names import check_repo
 from prdigest.core.records import record_json_schema
 from prdigest.core.window import day_window
 from prdigest.pipeline.digest import DigestOptions, build_digest, explain, run_digest
@@ -44,7 +47,14 @@ SAMPLE_DATE = "2026-06-10"
 
 
 @cli.command()
-@click.option("--date", "day", default=SAMPLE_DATE, show_default=True, help="Sample day to digest.")
+@click.option(
+    "-d",
+    "--date",
+    "day",
+    default=SAMPLE_DATE,
+    show_default=True,
+    help="Sample day to digest (2026-06-10 or 2026-06-11).",
+)
 @click.option(
     "--db",
     "db",
@@ -62,7 +72,14 @@ def demo(
     out: Path | None,
     preset_path: Path | None,
 ) -> None:
-    """Digest the bundled sample records (no token, no network)."""
+    """Digest the bundled sample records (no token, no network).
+
+    
+    Examples:
+      prdigest demo
+      prdigest demo -d 2026-06-11 -f md
+      prdigest demo --lang en --top 3
+    """
     with (
         tempfile.TemporaryDirectory(prefix="prdigest-demo-") as tmp,
         opened(db or Path(tmp) / "demo.sqlite3") as store,
@@ -89,38 +106,61 @@ def _import_file(store: Store, path: Path) -> SyncReport:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @db_option
 def import_(file: Path, db: Path | None) -> None:
-    """Import PR records from a prdigest.pr/v1 JSONL file (bad lines are reported, not fatal)."""
+    """Import PR records from a prdigest.pr/v1 JSONL file (bad lines are reported, not fatal).
+
+    
+    Examples:
+      prdigest import prs.jsonl
+      prdigest import prs.jsonl --db team.sqlite3
+    """
     with opened(db) as store:
         report = _import_file(store, file)
     for problem in report.problems:
         click.echo(f"Error: {problem}", err=True)
     result = report.stored
-    click.echo(
+    info(
         f"imported {file}: {result.new} new, {result.updated} updated, "
-        f"{result.unchanged} unchanged, {len(report.problems)} bad line(s)"
+        f"{result.unchanged} unchanged, {len(report.problems)} bad line(s)",
+        err=False,
     )
     if report.problems:
         sys.exit(ImportLineError.exit_code)
 
 
 @cli.command()
-@click.option("--repo", callback=checked_repo, help="Only this repository.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Output file.")
+@click.option("-r", "--repo", callback=checked_repo, help="Only this repository (owner/name).")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of stdout.",
+)
 @db_option
 def export(repo: str | None, out: Path | None, db: Path | None) -> None:
-    """Export stored PR records as prdigest.pr/v1 JSONL."""
+    """Export stored PR records as prdigest.pr/v1 JSONL.
+
+    
+    Examples:
+      prdigest export -o all.jsonl
+      prdigest export -r vllm-project/vllm | head -1
+    """
     with opened(db) as store:
         if out is None:
             count = write_records(store.records.stream(repo), sys.stdout)
         else:
             with out.open("w", encoding="utf-8") as handle:
                 count = write_records(store.records.stream(repo), handle)
-    click.echo(f"exported {count} record(s)", err=True)
+    info(f"exported {count} record(s)")
 
 
 @cli.command()
 def schema() -> None:
-    """Print the JSON Schema of the PR record format prdigest.pr/v1."""
+    """Print the JSON Schema of the PR record format prdigest.pr/v1.
+
+    
+    Examples:
+      prdigest schema > prdigest.pr.v1.schema.json
+    """
     click.echo(json.dumps(record_json_schema(), ensure_ascii=False, indent=2))
 
 
@@ -146,7 +186,15 @@ def digest(
     max_cost_tokens: int | None,
     db: Path | None,
 ) -> None:
-    """Digest the stored PRs merged in a window."""
+    """Digest the stored PRs merged in a window.
+
+    
+    Examples:
+      prdigest digest -r vllm-project/vllm -d yesterday
+      prdigest digest -r vllm-project/vllm -d 2026-06-10 -f md -o 2026-06-10.md
+      prdigest digest -r vllm-project/vllm --since 2026-06-08 --until 2026-06-15 --top 12
+      prdigest digest -r vllm-project/vllm -d today --writer llm
+    """
     window = make_window(day, since, until, tz)
     write_digest(
         DigestOptions(
@@ -190,18 +238,26 @@ def write_digest(
 
 @cli.command("explain")
 @click.argument("ref", metavar="OWNER/NAME#N")
+@format_option(["text", "json"], "Output format (json: the dossier and assessment as data)")
 @click.option(
-    "--format", "fmt", default="text", type=click.Choice(["text", "json"]), show_default=True
-)
-@click.option(
-    "--preset", "preset_path", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+    "--preset",
+    "preset_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Repository preset TOML (default: bundled for the repo, else generic).",
 )
 @db_option
 def explain_(ref: str, fmt: str, preset_path: Path | None, db: Path | None) -> None:
-    """Show the dossier, level and reasons of one stored PR."""
+    """Show the dossier, level and reasons of one stored PR.
+
+    
+    Examples:
+      prdigest explain vllm-project/vllm#51794
+      prdigest explain vllm-project/vllm#51794 -f json
+    """
     repo, _, number = ref.partition("#")
     if not repo or not number.isdigit():
         raise click.UsageError(f"expected OWNER/NAME#N, got {ref!r}")
+    check_repo(repo, key="OWNER/NAME#N")
     with opened(db) as store:
         analyzed = explain(store, repo, int(number), preset_path)
     if fmt == "json":

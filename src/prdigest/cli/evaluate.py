@@ -40,7 +40,13 @@ class DefaultGroup(click.Group):
 @cli.group("eval", cls=DefaultGroup)
 def eval_group() -> None:
     """Measure prdigest against an expert: entries against a reference digest, triage
-    against labels."""
+    against labels.
+
+    
+    Examples:
+      prdigest eval triage --labels eval/labels
+      prdigest eval entries --reference ref.txt --map map.json --generated gen.json
+    """
 
 
 @eval_group.command("entries")
@@ -64,7 +70,13 @@ def eval_group() -> None:
     help="The --format json output of 'prdigest digest'.",
 )
 @click.option(
-    "--format", "fmt", default="table", type=click.Choice(["table", "json"]), show_default=True
+    "-f",
+    "--format",
+    "fmt",
+    default="table",
+    type=click.Choice(["table", "json"]),
+    show_default=True,
+    help="table: for reading; json: for scripts.",
 )
 @click.option(
     "--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write JSON."
@@ -80,7 +92,13 @@ def eval_entries(
     repo: str | None,
     db: Path | None,
 ) -> None:
-    """Compare generated entries with a human-written reference digest (the default)."""
+    """Compare generated entries with a human-written reference digest (the default).
+
+    
+    Examples:
+      prdigest digest -r vllm-project/vllm -d 2026-06-10 -f json -o gen.json
+      prdigest eval entries --reference ref.txt --map map.json --generated gen.json
+    """
     ref = load_reference(reference)
     mapping = load_map(map_path)
     gen = load_generated(generated)
@@ -128,7 +146,13 @@ def _participants(db: Path, repo: str, mapping: Any) -> dict[int, set[str]]:
     help="Preset for every labelled repository (default: bundled for each, else generic).",
 )
 @click.option(
-    "--format", "fmt", default="table", type=click.Choice(["table", "json"]), show_default=True
+    "-f",
+    "--format",
+    "fmt",
+    default="table",
+    type=click.Choice(["table", "json"]),
+    show_default=True,
+    help="table: for reading; json: for scripts.",
 )
 @db_option
 def eval_triage(
@@ -139,7 +163,14 @@ def eval_triage(
     fmt: str,
     db: Path | None,
 ) -> None:
-    """Agreement of triage with labelled PRs: levels, must-read recall, daily picks."""
+    """Agreement of triage with labelled PRs: levels, must-read recall, daily picks.
+
+    
+    Examples:
+      prdigest import /work/data/ascend-dev.jsonl --db dev.sqlite3
+      prdigest eval triage --labels eval/labels --db dev.sqlite3
+      prdigest eval triage --labels eval/labels --db dev.sqlite3 --cv -f json
+    """
     labels = load_labels(list(label_paths))
     with opened(db) as store:
         if cv:

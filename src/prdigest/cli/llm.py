@@ -69,7 +69,12 @@ def report_run(run: DigestRun) -> None:
 
 @cli.command("llm-check")
 def llm_check() -> None:
-    """Send one tiny request to the configured model; report latency and JSON mode."""
+    """Send one tiny request to the configured model; report latency and JSON mode.
+
+    
+    Examples:
+      PRDIGEST_LLM_MODEL=deepseek-chat PRDIGEST_LLM_API_KEY=… prdigest llm-check
+    """
     from prdigest.write.llm.check import check_endpoint  # loads the model client (openai)
 
     settings = llm_settings(os.environ)

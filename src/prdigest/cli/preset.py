@@ -15,7 +15,12 @@ from prdigest.sources.git.layout import read_layout
 
 @cli.group("preset")
 def preset_group() -> None:
-    """Repository presets: areas, roles, bots and title tags as data."""
+    """Repository presets: areas, roles, bots and title tags as data.
+
+    
+    Examples:
+      prdigest preset draft --git ./vllm-ascend -r vllm-project/vllm-ascend -o ascend.toml
+    """
 
 
 @preset_group.command("draft")
@@ -26,12 +31,21 @@ def preset_group() -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="A local clone of the repository.",
 )
-@click.option("--repo", required=True, help="The repository as owner/name.")
+@click.option("-r", "--repo", required=True, help="The repository as owner/name.")
 @click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not to stdout."
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here, not to stdout.",
 )
 def preset_draft(git_path: Path, repo: str, out: Path | None) -> None:
-    """Draft a preset from the clone's tree, CODEOWNERS and bot authors, for you to edit."""
+    """Draft a preset from the clone's tree, CODEOWNERS and bot authors, for you to edit.
+
+    
+    Examples:
+      prdigest preset draft --git ./vllm-ascend -r vllm-project/vllm-ascend -o ascend.toml
+      prdigest digest -r vllm-project/vllm-ascend -d yesterday --preset ascend.toml
+    """
     check_repo(repo)
     layout = read_layout(git_path)
     text = draft_preset(repo, layout.paths, layout.codeowners, layout.bots)

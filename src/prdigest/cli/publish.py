@@ -11,17 +11,16 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
 from pathlib import Path
 
 import click
 import httpx
 
-from prdigest.cli import F, as_lang, checked_repo, cli, db_option, default_db, make_window
-from prdigest.core.errors import ConfigError, ConfigFileError, PublishError
+from prdigest.cli import F, as_lang, checked_repo, cli, db_option, default_db, info, make_window
+from prdigest.core.errors import ConfigFileError, PublishError
 from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.secrets import Secret
-from prdigest.core.window import DEFAULT_TZ
+from prdigest.core.window import DAY_HELP, DEFAULT_TZ, local_day
 from prdigest.pipeline.config import DEFAULT_CONFIG, Config, SiteConfig, load_config
 from prdigest.pipeline.config import missing_env as find_missing_env
 from prdigest.pipeline.digest import DigestOptions, build_digest
@@ -40,6 +39,7 @@ HTTP_TIMEOUT = 10.0
 
 def config_option(func: F) -> F:
     option = click.option(
+        "-c",
         "--config",
         "config_path",
         type=click.Path(dir_okay=False, path_type=Path),
@@ -111,17 +111,37 @@ def _site_line(report: SiteReport) -> str:
 
 
 @cli.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Site directory.")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Site directory (default: the config's [site] dir).",
+)
 @click.option("--base-url", help="Public URL of the site, for links in feeds.")
 @click.option(
-    "--repo", callback=checked_repo, help="Also digest this repository's window first and store it."
+    "-r",
+    "--repo",
+    callback=checked_repo,
+    help="Also digest this repository's window first and store it.",
 )
-@click.option("--date", "day", help="With --repo: the local day to digest.")
+@click.option("-d", "--date", "day", help=f"With --repo: the local day ({DAY_HELP}).")
 @click.option("--since", help="With --repo: window start.")
 @click.option("--until", help="With --repo: window end, exclusive.")
 @click.option("--tz", default=DEFAULT_TZ, show_default=True, help="With --repo: time zone.")
-@click.option("--top", default=8, show_default=True, type=click.IntRange(0, 200))
-@click.option("--lang", default=DEFAULT_LANG, show_default=True, type=click.Choice(available()))
+@click.option(
+    "--top",
+    default=8,
+    show_default=True,
+    type=click.IntRange(0, 200),
+    help="With --repo: most PRs that get a paragraph.",
+)
+@click.option(
+    "--lang",
+    default=DEFAULT_LANG,
+    show_default=True,
+    type=click.Choice(available()),
+    help="With --repo: language of the digest.",
+)
 @config_option
 @db_option
 def site(
@@ -137,7 +157,15 @@ def site(
     config_path: Path | None,
     db: Path | None,
 ) -> None:
-    """Build the static site (pages, feeds, JSON) from the stored digests."""
+    """Build the static site (pages, feeds, JSON) from the stored digests.
+
+    
+    Examples:
+      prdigest site -o public
+      prdigest site -o public --base-url https://example.org/digests/
+      prdigest site -o public -r vllm-project/vllm -d yesterday
+      prdigest site -c prdigest.toml
+    """
     config = optional_config(config_path)
     options = site_options(config, out, base_url)
     with store_for(db, config) as store:
@@ -146,15 +174,32 @@ def site(
             digest_options = DigestOptions(repo=repo, window=window, top=top, lang=as_lang(lang))
             store.digests.put(build_digest(store, digest_options, TemplateWriter()))
         report = build_site(store.digests, options)
-    click.echo(_site_line(report))
+    info(_site_line(report), err=False)
 
 
 @cli.command()
-@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The built site (default: the config's [site] dir, else ./site).",
+)
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port on 127.0.0.1 (0: any free port).",
+)
 @config_option
 def serve(directory: Path | None, port: int, config_path: Path | None) -> None:
-    """Serve the built site on http://127.0.0.1 for a quick look (port 0: any free port)."""
+    """Serve the built site on http://127.0.0.1 for a quick look.
+
+    
+    Examples:
+      prdigest serve --dir public
+      prdigest serve --dir public --port 0
+    """
     if directory is None:
         config = optional_config(config_path)
         directory = config.site.dir if config is not None else Path("site")
@@ -185,9 +230,20 @@ def _outcome_line(outcome: DeliveryOutcome) -> str:
 
 
 @cli.command()
-@click.option("--to", "targets", multiple=True, required=True, help="Channel name ('all': all).")
-@click.option("--repo", callback=checked_repo, help="Only this configured repository.")
-@click.option("--date", "label", help="The stored digest's window label (default: newest).")
+@click.option(
+    "--to",
+    "targets",
+    multiple=True,
+    required=True,
+    help="Channel name from the config, repeatable ('all': every channel).",
+)
+@click.option("-r", "--repo", callback=checked_repo, help="Only this configured repository.")
+@click.option(
+    "-d",
+    "--date",
+    "label",
+    help=f"The stored digest's day ({DAY_HELP}) or window label (default: the newest).",
+)
 @click.option("--force", is_flag=True, help="Send even if the channel already has it.")
 @config_option
 @db_option
@@ -199,7 +255,14 @@ def publish(
     config_path: Path | None,
     db: Path | None,
 ) -> None:
-    """Deliver stored digests to chat or e-mail channels from the config."""
+    """Deliver stored digests to chat or e-mail channels from the config.
+
+    
+    Examples:
+      prdigest publish --to team
+      prdigest publish --to all -r vllm-project/vllm -d yesterday
+      prdigest publish --to team --force -c prdigest.toml
+    """
     config = load_config(config_file(config_path))
     names = list(config.channels) if "all" in targets else list(dict.fromkeys(targets))
     with httpx.Client(timeout=HTTP_TIMEOUT) as client, store_for(db, config) as store:
@@ -216,7 +279,13 @@ def publish(
 
 @cli.group("config")
 def config_group() -> None:
-    """Inspect the configuration file."""
+    """Check the configuration file (prdigest.toml).
+
+    
+    Examples:
+      prdigest config check
+      prdigest config check -c /srv/prdigest/prdigest.toml
+    """
 
 
 def _check_problems(config: Config) -> tuple[list[tuple[str, str]], list[str]]:
@@ -257,7 +326,13 @@ def _describe(config: Config) -> list[str]:
 @config_group.command("check")
 @config_option
 def config_check(config_path: Path | None) -> None:
-    """Validate the config file; each problem names its key."""
+    """Validate the config file: every problem at once, each naming its key.
+
+    
+    Examples:
+      prdigest config check
+      prdigest config check -c /srv/prdigest/prdigest.toml
+    """
     path = config_file(config_path)
     config = load_config(path)
     problems, warnings = _check_problems(config)
@@ -306,16 +381,28 @@ def _problem_count(report: RunReport) -> int:
 
 @cli.command("run-all")
 @config_option
-@click.option("--date", "day", help="Digest this local day instead of yesterday.")
-@click.option("--repo", callback=checked_repo, help="Only this configured repository.")
+@click.option(
+    "-d",
+    "--date",
+    "day",
+    help=f"The local day in each repository's time zone ({DAY_HELP}; default: yesterday).",
+)
+@click.option("-r", "--repo", callback=checked_repo, help="Only this configured repository.")
 @click.option("--no-publish", is_flag=True, help="Sync, digest and build the site; post nothing.")
 @db_option
 def run_all_command(
     config_path: Path | None, day: str | None, repo: str | None, no_publish: bool, db: Path | None
 ) -> None:
-    """Sync, digest, build the site and deliver, for every configured repository."""
+    """Sync, digest, build the site and deliver, for every configured repository.
+
+    
+    Examples:
+      prdigest run-all
+      prdigest run-all -c /srv/prdigest/prdigest.toml -d 2026-06-10
+      prdigest run-all -r vllm-project/vllm --no-publish
+    """
     config = load_config(config_file(config_path))
-    when = _parse_day(day)
+    when = _checked_day(day)
     with httpx.Client(timeout=HTTP_TIMEOUT) as client, store_for(db, config) as store:
         report = run_all(
             store,
@@ -333,10 +420,8 @@ def run_all_command(
         raise PublishError(f"{problems} problem(s) in this run (see above)")
 
 
-def _parse_day(value: str | None) -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise ConfigError(f"expected a date like 2026-06-10, got {value!r}", key="--date") from exc
+def _checked_day(value: str | None) -> str | None:
+    """``--date`` as typed, once its form is checked (each repository resolves it in its zone)."""
+    if value is not None:
+        local_day(value)
+    return value

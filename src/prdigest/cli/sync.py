@@ -92,7 +92,14 @@ def sync(
     db: Path | None,
     **github: object,
 ) -> None:
-    """Store the PRs merged in a window, from GitHub (resumable) or from a local clone (--git)."""
+    """Store the PRs merged in a window, from GitHub (resumable) or from a local clone (--git).
+
+    
+    Examples:
+      GITHUB_TOKEN=… prdigest sync -r vllm-project/vllm -d yesterday
+      prdigest sync --git ./vllm-ascend -r vllm-project/vllm-ascend -d 2026-07-10
+      prdigest sync --git ./ascend -r vllm-project/vllm-ascend --since 2026-07-01 --until 2026-07-08
+    """
     window = make_window(day, since, until, tz)
     _sync(window, repo, db, git_path, branch, github, summary_to_stderr=False)
 
@@ -124,7 +131,13 @@ def run(
     db: Path | None,
     **github: object,
 ) -> None:
-    """Sync a window (GitHub, or a clone with --git), then write its digest."""
+    """Sync a window (GitHub, or a clone with --git), then write and store its digest.
+
+    
+    Examples:
+      GITHUB_TOKEN=… prdigest run -r vllm-project/vllm -d yesterday
+      prdigest run --git ./vllm-ascend -r vllm-project/vllm-ascend -d 2026-07-10 -f md -o day.md
+    """
     window = make_window(day, since, until, tz)
     _sync(window, repo, db, git_path, branch, github, summary_to_stderr=True)
     options = DigestOptions(

@@ -1,8 +1,9 @@
 """Time windows of a digest: a local calendar day, or an explicit [since, until) range.
 
 A day is taken in the reader's time zone (default ``Asia/Shanghai``, where the first users
-read): ``--date 2026-06-10`` means local midnight to the next local midnight. Timestamps given
-without an offset are read in that time zone too.
+read): ``--date 2026-06-10`` means local midnight to the next local midnight; ``today`` and
+``yesterday`` are the local days of the moment the command runs. Timestamps given without an
+offset are read in that time zone too.
 """
 
 from __future__ import annotations
@@ -24,11 +25,24 @@ def zone(name: str) -> ZoneInfo:
         raise ConfigError(f"unknown time zone {name!r}", key="--tz") from exc
 
 
-def day_window(day: str, tz: str = DEFAULT_TZ) -> Window:
+RELATIVE_DAYS = {"today": 0, "yesterday": 1}
+DAY_HELP = "today, yesterday or YYYY-MM-DD"
+
+
+def local_day(day: str, tz: str = DEFAULT_TZ, now: datetime | None = None) -> date:
+    """``today``, ``yesterday`` (local to ``tz`` at ``now``) or an ISO date."""
+    back = RELATIVE_DAYS.get(day.strip().lower())
+    if back is not None:
+        moment = now or datetime.now(zone(tz))
+        return moment.astimezone(zone(tz)).date() - timedelta(days=back)
     try:
-        parsed = date.fromisoformat(day)
+        return date.fromisoformat(day)
     except ValueError as exc:
-        raise ConfigError(f"expected a date like 2026-06-10, got {day!r}", key="--date") from exc
+        raise ConfigError(f"expected {DAY_HELP}, got {day!r}", key="--date") from exc
+
+
+def day_window(day: str, tz: str = DEFAULT_TZ, now: datetime | None = None) -> Window:
+    parsed = local_day(day, tz, now)
     start = datetime.combine(parsed, time(0), tzinfo=zone(tz))
     return Window(since=start, until=start + timedelta(days=1), tz=tz, label=parsed.isoformat())
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from prdigest.core.errors import ConfigError, NotFoundError, PrdigestError
+from prdigest.core.models import Window
+from prdigest.core.window import local_day
 from prdigest.pipeline.config import Config, RepoConfig
 from prdigest.pipeline.credentials import Environment
 from prdigest.pipeline.digest import DigestOptions, build_digest
@@ -75,13 +77,31 @@ class RunReport:
         )
 
 
+Day = date | str | None  # a date, "today" / "yesterday" / "YYYY-MM-DD", or None: yesterday
+
+
+def window_of(repo: RepoConfig, day: Day, now: datetime) -> Window:
+    """The window a run digests for ``repo``; a relative day is taken in its time zone."""
+    if isinstance(day, str):
+        day = local_day(day, repo.timezone, now)
+    return repo.window_for(day, now)
+
+
+def stored_label(repo: RepoConfig, label: str, now: datetime) -> str:
+    """A stored digest's label from what a user typed: a day (relative or ISO) is the label of
+    the window ending that day (one day, or the week for ``window = "week"``); others as given."""
+    if ".." in label:
+        return label
+    return window_of(repo, label, now).label
+
+
 def _digest_repo(
-    store: Store, config: Config, index: int, env: Environment, day: date | None, now: datetime
+    store: Store, config: Config, index: int, env: Environment, day: Day, now: datetime
 ) -> RepoRun:
     repo = config.repos[index]
     run = RepoRun(repo=repo.name)
     try:
-        window = repo.window_for(day, now)
+        window = window_of(repo, day, now)
         run.label = window.label
         run.sync = sync_repo(store, source_spec(repo), window, env)
         if run.sync.stopped is not None:
@@ -102,7 +122,7 @@ def run_all(
     *,
     channels: Mapping[str, Channel],
     env: Environment | None = None,
-    day: date | None = None,
+    day: Day = None,
     now: datetime | None = None,
     only: str | None = None,
     publish: bool = True,
@@ -153,6 +173,7 @@ def publish_stored(
     repo: str | None = None,
     label: str | None = None,
     force: bool = False,
+    now: datetime | None = None,
 ) -> list[DeliveryOutcome]:
     """``prdigest publish``: deliver stored digests (the newest, or ``label``'s) to channels.
 
@@ -168,10 +189,12 @@ def publish_stored(
     if not pairs:
         raise ConfigError("no configured repository goes to these channels", key="--to")
     outcomes = []
+    now = now or datetime.now(UTC)
     for name, repo_config in pairs:
-        found = store.digests.query(repo_config.name, label=label, lang=repo_config.lang)
+        wanted = stored_label(repo_config, label, now) if label else None
+        found = store.digests.query(repo_config.name, label=wanted, lang=repo_config.lang)
         if not found:
-            when = f"for {label}" if label else "yet"
+            when = f"for {wanted}" if wanted else "yet"
             raise NotFoundError(
                 f"no stored digest of {repo_config.name} {when} (make one with `prdigest run-all`)"
             )

@@ -28,6 +28,12 @@ class Renderer:
 
 
 RENDERERS: dict[str, Renderer] = {}
+ALIASES = {"md": "markdown"}  # short names a user may type for a format
+
+
+def canonical(fmt: str) -> str:
+    """The registered name of a format given by name or alias (``md`` → ``markdown``)."""
+    return ALIASES.get(fmt, fmt)
 
 
 def register(renderer: Renderer) -> None:
@@ -35,7 +41,7 @@ def register(renderer: Renderer) -> None:
 
 
 def render(digest: Digest, fmt: str) -> bytes:
-    renderer = RENDERERS.get(fmt)
+    renderer = RENDERERS.get(canonical(fmt))
     if renderer is None:
         known = ", ".join(sorted(RENDERERS))
         raise ConfigError(f"unknown format {fmt!r} (known: {known})", key="--format")

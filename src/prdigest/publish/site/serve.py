@@ -11,7 +11,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
-from prdigest.core.errors import SiteError
+from prdigest.core.errors import ConfigError
 
 log = logging.getLogger("prdigest.serve")
 LOOPBACK = "127.0.0.1"
@@ -37,15 +37,17 @@ class _Handler(SimpleHTTPRequestHandler):
 def make_server(directory: Path, port: int = 8000) -> ThreadingHTTPServer:
     """A server for ``directory`` on 127.0.0.1 (``port=0`` picks a free port)."""
     if not (directory / "index.html").is_file():
-        raise SiteError(
-            "no site here (build it with `prdigest site --out DIR`)", path=str(directory)
+        raise ConfigError(
+            f"no site in {directory} (build one with `prdigest site --out {directory}`)",
+            key="--dir",
         )
     handler = functools.partial(_Handler, directory=str(directory))
     try:
         return ThreadingHTTPServer((LOOPBACK, port), handler)
-    except OSError as exc:
-        raise SiteError(
-            f"cannot listen on port {port}: {exc.strerror}", path=str(directory)
+    except OSError as exc:  # in use or not allowed: the user picks another port
+        raise ConfigError(
+            f"cannot listen on {LOOPBACK}:{port}: {exc.strerror} (try --port 0 for any free port)",
+            key="--port",
         ) from exc
 
 

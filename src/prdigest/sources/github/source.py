@@ -225,7 +225,7 @@ class GitHubSource:
         try:
             yield from self._fetch_all(todo, states)
         except SourceError as exc:
-            log.warning("sync of %s stopped: %s", self.repo, exc)
+            log.info("sync of %s stopped: %s", self.repo, exc)  # the caller reports it
             self._details.stopped = exc
             return
         # every record yielded above is stored by now: the loop stores before asking again
