@@ -69,7 +69,7 @@ def main() -> None:
     data = model_json(model)
     data["info"] = info
     args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    where = args.out.relative_to(ROOT)
+    where = args.out
     print(f"wrote {where}: threshold {model.must_threshold}, floor {model.pick_floor}")
     print(json.dumps(cv.to_json(), indent=1))
 

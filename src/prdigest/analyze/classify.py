@@ -104,7 +104,19 @@ def classify_kind(
         return by_files, f"{evidence}, but no source file changed"
     if kind is Kind.FIX and added_source and all(_LOGGING_LINE.match(x) for x in added_source):
         return Kind.CHORE, f"{evidence}, but the source change only adds logging"
+    if kind is Kind.FIX and not _changes_existing_code(files):
+        return Kind.FEATURE, f"{evidence}, but the diff only adds code"
     return kind, evidence
+
+
+def _changes_existing_code(files: Sequence[FileFact]) -> bool:
+    """What a fix looks like in a diff: lines of existing source replaced, or tests touched.
+    A title that says "fix" over new files only is not believed (a word cannot lift a PR)."""
+    return any(
+        (f.role is Role.SOURCE and f.status != "added" and f.deletions and not f.generated)
+        or f.role is Role.TEST
+        for f in files
+    )
 
 
 def _stated_kind(

@@ -111,11 +111,7 @@ FEATURES: dict[str, Callable[[Dossier], float]] = {
     "core_area": lambda d: float(_source_area(d)),
     "root_cause": lambda d: float(min(3, sum(1 for r in d.rationale if r.kind == "root_cause"))),
     "symptom": lambda d: float(min(3, sum(1 for r in d.rationale if r.kind == "symptom"))),
-    "severe": lambda d: float(
-        min(
-            3, sum(1 for r in d.rationale if SEVERE.search(r.text)) + bool(SEVERE.search(d.subject))
-        )
-    ),
+    "severe": lambda d: float(min(3, sum(1 for r in d.rationale if SEVERE.search(r.text)))),
     "measured": lambda d: float(min(3, _measured(d))),
     "concurrency": lambda d: float(min(3, _design(d, *CONCURRENCY))),
     "ordered_tests": lambda d: float(min(2, _design(d, "event", tests=True))),
@@ -146,7 +142,7 @@ FEATURES: dict[str, Callable[[Dossier], float]] = {
     "fix_lesson": lambda d: float(
         _lines(d, Role.SOURCE) > 0
         and any(r.kind == "root_cause" for r in d.rationale)
-        and (any(SEVERE.search(r.text) for r in d.rationale) or bool(SEVERE.search(d.subject)))
+        and any(SEVERE.search(r.text) for r in d.rationale)
     ),
     "explained": lambda d: _log(len(_section_text(d, "purpose", "changes")) / 100),
     "body_code": lambda d: _log(len(_CODE_NAME.findall(_section_text(d, "purpose", "changes")))),

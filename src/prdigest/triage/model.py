@@ -29,6 +29,7 @@ from typing import Any
 
 from prdigest.core.errors import ConfigError
 from prdigest.core.models import Level
+from prdigest.triage.features import NAMES
 
 MODEL_FILE = "model.json"
 ORDER = (Level.LIST_ONLY, Level.SKIM, Level.WORTH_READING, Level.MUST_READ)
@@ -148,6 +149,10 @@ def parse_model(data: Mapping[str, Any], *, origin: str) -> TriageModel:
         raise ConfigError(f"not a triage model: {exc}", key=origin) from exc
     if [b.above for b in boundaries] != list(ORDER[:-1]):
         raise ConfigError("boundaries must be above list_only, skim, worth_reading", key=origin)
+    # a weight on a feature prdigest does not compute would silently count as zero
+    unknown = sorted({n for b in boundaries for n in b.weights} - set(NAMES))
+    if unknown:
+        raise ConfigError(f"the model weighs unknown features: {', '.join(unknown)}", key=origin)
     return model
 
 
