@@ -198,7 +198,12 @@ def test_publish_command(
         code, _, err = run(
             ["publish", "--to", "team", "--date", "2026-01-01", "--config", str(path)], capsys
         )
-        assert code == 5 and "no stored digest of vllm-project/vllm for 2026-01-01" in err
+        assert code == 5
+        assert err == (
+            "Error: no stored digest of vllm-project/vllm (zh) for 2026-01-01 in the store "
+            f"{tmp_path / 'state.sqlite3'} (make one with `prdigest run-all`, `prdigest run` "
+            "or `prdigest digest`)\n"
+        )
     assert len(service.requests) == 2
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from prdigest.cli import (
+    F,
     as_lang,
     checked_repo,
     cli,
@@ -27,11 +28,18 @@ from prdigest.cli import (
     window_options,
 )
 from prdigest.cli.llm import report_run, writer_options
-from prdigest.core.errors import ImportLineError
+from prdigest.core.errors import ImportLineError, NotFoundError
 from prdigest.core.names import check_repo
 from prdigest.core.records import record_json_schema
 from prdigest.core.window import day_window
-from prdigest.pipeline.digest import DigestOptions, build_digest, explain, run_digest
+from prdigest.pipeline.digest import (
+    DigestOptions,
+    build_digest,
+    empty_window_note,
+    explain,
+    require_repo,
+    run_digest,
+)
 from prdigest.pipeline.registry import WriterSpec, make_writer
 from prdigest.render import render
 from prdigest.render.explain import explain_text
@@ -145,6 +153,11 @@ def export(repo: str | None, out: Path | None, db: Path | None) -> None:
       prdigest export -r vllm-project/vllm | head -1
     """
     with opened(db) as store:
+        if repo is not None and repo not in store.records.repos():
+            stored = ", ".join(store.records.repos()) or "none"
+            raise NotFoundError(
+                f"no records of {repo} in the store {store.location} (it has: {stored})"
+            )
         if out is None:
             count = write_records(store.records.stream(repo), sys.stdout)
         else:
@@ -164,10 +177,19 @@ def schema() -> None:
     click.echo(json.dumps(record_json_schema(), ensure_ascii=False, indent=2))
 
 
+def no_store_option(func: F) -> F:
+    return click.option(
+        "--no-store",
+        is_flag=True,
+        help="Do not keep the digest in the store (site and publish will not see it).",
+    )(func)
+
+
 @cli.command()
 @window_options
 @digest_options
 @writer_options
+@no_store_option
 @db_option
 def digest(
     repo: str,
@@ -184,16 +206,17 @@ def digest(
     style: Path | None,
     budget_tokens: int | None,
     max_cost_tokens: int | None,
+    no_store: bool,
     db: Path | None,
 ) -> None:
-    """Digest the stored PRs merged in a window.
+    """Digest the stored PRs merged in a window, and store the digest for site and publish.
 
     
     Examples:
       prdigest digest -r vllm-project/vllm -d yesterday
       prdigest digest -r vllm-project/vllm -d 2026-06-10 -f md -o 2026-06-10.md
       prdigest digest -r vllm-project/vllm --since 2026-06-08 --until 2026-06-15 --top 12
-      prdigest digest -r vllm-project/vllm -d today --writer llm
+      prdigest digest -r vllm-project/vllm -d today --writer llm --no-store
     """
     window = make_window(day, since, until, tz)
     write_digest(
@@ -201,9 +224,8 @@ def digest(
             repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
         ),
         WriterChoice(writer, style, budget_tokens, max_cost_tokens),
-        db,
-        fmt,
-        out,
+        Output(db, fmt, out, store=not no_store),
+        synced=False,
     )
 
 
@@ -226,14 +248,37 @@ class WriterChoice:
         return make_writer(spec, os.environ)
 
 
+@dataclass(frozen=True)
+class Output:
+    """Where a digest goes: the store it is read from (and kept in), the format, a file."""
+
+    db: Path | None
+    fmt: str
+    out: Path | None
+    store: bool = True  # keep the digest in the store (``--no-store``: do not)
+
+
 def write_digest(
-    options: DigestOptions, choice: WriterChoice, db: Path | None, fmt: str, out: Path | None
+    options: DigestOptions, choice: WriterChoice, output: Output, *, synced: bool
 ) -> None:
-    """Build the digest of a window from the store, print or write it, report model cost."""
-    with opened(db) as store, progress_bar("digest") as progress:
+    """Build the digest of a window from the store, print or write it, keep it in the store
+    (so ``site`` and ``publish`` see it) and report model cost. ``synced``: the window was just
+    synced, so an empty one is true; otherwise an unknown repository is an error (exit 5) and
+    an empty window gets a note."""
+    with opened(output.db) as store, progress_bar("digest") as progress:
+        if not synced:
+            require_repo(store, options.repo, options.window)
         result = run_digest(store, options, choice.make(), progress)
-    emit(render(result.digest, fmt), out)
+        note = None if synced else empty_window_note(store, result.digest)
+        kept = store.digests.put(result.digest) if output.store else None
+        location = store.location
+    emit(render(result.digest, output.fmt), output.out)
     report_run(result)
+    if note:
+        info(f"note: {note}")
+    if kept is not None:
+        state = "stored" if kept.changed else "unchanged"
+        info(f"digest {state}: {kept.repo} {kept.label} ({kept.lang}) in {location}")
 
 
 @cli.command("explain")

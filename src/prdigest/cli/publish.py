@@ -23,7 +23,7 @@ from prdigest.core.secrets import Secret
 from prdigest.core.window import DAY_HELP, DEFAULT_TZ, local_day
 from prdigest.pipeline.config import DEFAULT_CONFIG, Config, SiteConfig, load_config
 from prdigest.pipeline.config import missing_env as find_missing_env
-from prdigest.pipeline.digest import DigestOptions, build_digest
+from prdigest.pipeline.digest import DigestOptions, build_digest, require_records
 from prdigest.pipeline.run_all import RunReport, publish_stored, run_all
 from prdigest.publish.channels import Channel, make_channel, secret_fields
 from prdigest.publish.channels.base import ChannelConfigBase
@@ -171,10 +171,17 @@ def site(
     with store_for(db, config) as store:
         if repo:
             window = make_window(day, since, until, tz)
+            require_records(store, repo, window)
             digest_options = DigestOptions(repo=repo, window=window, top=top, lang=as_lang(lang))
             store.digests.put(build_digest(store, digest_options, TemplateWriter()))
         report = build_site(store.digests, options)
+        location = store.location
     info(_site_line(report), err=False)
+    if not report.digests:
+        info(
+            f"note: the store {location} holds no digest; `prdigest digest`, `prdigest run` "
+            "and `prdigest run-all` store the digests they make"
+        )
 
 
 @cli.command()

@@ -23,7 +23,7 @@ from prdigest.cli import (
     progress_bar,
     window_options,
 )
-from prdigest.cli.core import WriterChoice, write_digest
+from prdigest.cli.core import Output, WriterChoice, no_store_option, write_digest
 from prdigest.cli.git import git_options
 from prdigest.cli.github import github_options
 from prdigest.cli.llm import writer_options
@@ -110,6 +110,7 @@ def sync(
 @github_options
 @digest_options
 @writer_options
+@no_store_option
 @db_option
 def run(
     repo: str,
@@ -128,6 +129,7 @@ def run(
     style: Path | None,
     budget_tokens: int | None,
     max_cost_tokens: int | None,
+    no_store: bool,
     db: Path | None,
     **github: object,
 ) -> None:
@@ -143,4 +145,5 @@ def run(
     options = DigestOptions(
         repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
     )
-    write_digest(options, WriterChoice(writer, style, budget_tokens, max_cost_tokens), db, fmt, out)
+    choice = WriterChoice(writer, style, budget_tokens, max_cost_tokens)
+    write_digest(options, choice, Output(db, fmt, out, store=not no_store), synced=True)

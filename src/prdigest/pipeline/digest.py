@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prdigest.analyze import analyze
+from prdigest.core.errors import NotFoundError
 from prdigest.core.locale import DEFAULT_LANG, check_lang, locale
 from prdigest.core.models import (
     ANALYZER_VERSION,
@@ -314,6 +315,52 @@ def build_digest(
 ) -> Digest:
     """The digest of one window: every merged PR, the best ``top`` with a paragraph."""
     return run_digest(store, options, writer, progress).digest
+
+
+# -- what the store must hold before a window is digested --------------------------------------
+
+
+def sync_command(repo: str, window: Window) -> str:
+    """The command that fills the store with a window's PRs (for messages)."""
+    if ".." not in window.label:
+        span = f"-d {window.label}"
+    else:
+        span = f"--since {window.since.isoformat()} --until {window.until.isoformat()}"
+    return f"prdigest sync -r {repo} {span} [--git CLONE]"
+
+
+def require_repo(store: Store, repo: str, window: Window) -> None:
+    """A :class:`NotFoundError` unless the store holds records of ``repo``: a repository that
+    was never synced (or a typo) must not print an empty digest."""
+    known = store.records.repos()
+    if repo in known:
+        return
+    stored = ", ".join(known) or "none"
+    raise NotFoundError(
+        f"no records of {repo} in the store {store.location} (it has: {stored}); "
+        f"fill it with `{sync_command(repo, window)}`"
+    )
+
+
+def require_records(store: Store, repo: str, window: Window) -> None:
+    """A :class:`NotFoundError` unless the store holds PRs of ``repo`` merged in ``window``."""
+    require_repo(store, repo, window)
+    if not store.records.in_window(repo, window.since, window.until):
+        raise NotFoundError(
+            f"no stored PRs of {repo} merged in {window.label} in the store {store.location}; "
+            f"if that window was never synced, fill it with `{sync_command(repo, window)}`"
+        )
+
+
+def empty_window_note(store: Store, digest: Digest) -> str | None:
+    """What to tell a user whose digest is empty: the window may never have been synced."""
+    if digest.total:
+        return None
+    return (
+        f"no PRs of {digest.repo} merged in {digest.window.label} are in the store "
+        f"{store.location}; if that window was never synced: "
+        f"`{sync_command(digest.repo, digest.window)}`"
+    )
 
 
 def explain(

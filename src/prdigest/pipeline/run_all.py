@@ -196,7 +196,9 @@ def publish_stored(
         if not found:
             when = f"for {wanted}" if wanted else "yet"
             raise NotFoundError(
-                f"no stored digest of {repo_config.name} {when} (make one with `prdigest run-all`)"
+                f"no stored digest of {repo_config.name} ({repo_config.lang}) {when} in the "
+                f"store {store.location} (make one with `prdigest run-all`, `prdigest run` or "
+                "`prdigest digest`)"
             )
         outcomes.append(
             deliver(

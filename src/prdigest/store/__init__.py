@@ -51,7 +51,13 @@ class Store:
         self.checkpoints = GitHubCheckpoints(engine)
 
     def __repr__(self) -> str:
-        return f"Store({safe_url(str(self._engine.url))})"
+        return f"Store({self.location})"
+
+    @property
+    def location(self) -> str:
+        """Where the store is, for messages: a SQLite file's path, else the URL sans password."""
+        url = safe_url(str(self._engine.url))
+        return url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
 
     def close(self) -> None:
         self._engine.dispose()

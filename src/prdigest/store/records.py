@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from prdigest.core.errors import NotFoundError, StorageError
@@ -190,6 +190,15 @@ class RecordRepository:
                 )
                 found.update({number: source for number, source in rows})
         return found
+
+    def repos(self) -> dict[str, int]:
+        """Every repository with stored records, and how many it has."""
+        table = schema.pull_requests
+        with self._engine.connect() as conn:
+            rows = conn.execute(
+                select(table.c.repo, func.count()).group_by(table.c.repo).order_by(table.c.repo)
+            )
+            return {repo: count for repo, count in rows}
 
     def stored_versions(self, repo: str) -> dict[int, str | None]:
         """number → stored ``updated_at`` for a repo, so a sync can skip unchanged PRs."""
