@@ -7,6 +7,7 @@ Nothing here prints a secret; outcomes are reported by channel name.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,17 @@ from pathlib import Path
 import click
 import httpx
 
-from prdigest.cli import F, as_lang, checked_repo, cli, db_option, default_db, info, make_window
+from prdigest.cli import (
+    F,
+    as_lang,
+    checked_repo,
+    cli,
+    db_option,
+    default_db,
+    info,
+    make_window,
+    verbosity,
+)
 from prdigest.core.errors import ConfigFileError, PublishError
 from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.secrets import Secret
@@ -24,7 +35,7 @@ from prdigest.core.window import DAY_HELP, DEFAULT_TZ, local_day
 from prdigest.pipeline.config import DEFAULT_CONFIG, Config, SiteConfig, load_config
 from prdigest.pipeline.config import missing_env as find_missing_env
 from prdigest.pipeline.digest import DigestOptions, build_digest, require_records
-from prdigest.pipeline.run_all import RunReport, publish_stored, run_all
+from prdigest.pipeline.run_all import RepoRun, RunReport, publish_stored, run_all
 from prdigest.publish.channels import Channel, make_channel, secret_fields
 from prdigest.publish.channels.base import ChannelConfigBase
 from prdigest.publish.channels.email import EmailConfig
@@ -230,6 +241,8 @@ def _outcome_line(outcome: DeliveryOutcome) -> str:
         return f"  sent          {outcome.channel}: {target}{again}"
     if outcome.status == "already_sent":
         return f"  already sent  {outcome.channel}: {target}"
+    if outcome.status == "skipped_empty":
+        return f"  skipped       {outcome.channel}: {target}: no PRs merged in the window"
     return (
         f"  FAILED        {outcome.channel}: {target}: {outcome.error} "
         f"(attempt {outcome.attempts}; retried on the next run)"
@@ -367,6 +380,7 @@ def _run_lines(report: RunReport) -> list[str]:
             state = "stored" if run.digest.changed else "unchanged"
             parts.append(f"digest {state} ({run.digest.total} PRs)")
         lines.append(f"{head}: " + " · ".join(parts))
+        lines += [f"  warning: {w}" for w in run.warnings]
         lines += [f"  problem: {p}" for p in (run.sync.problems if run.sync else ())]
         lines += [_outcome_line(d) for d in run.deliveries]
     if report.retried:
@@ -396,9 +410,20 @@ def _problem_count(report: RunReport) -> int:
 )
 @click.option("-r", "--repo", callback=checked_repo, help="Only this configured repository.")
 @click.option("--no-publish", is_flag=True, help="Sync, digest and build the site; post nothing.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the run's summary as JSON (per repository and channel) instead of lines.",
+)
 @db_option
 def run_all_command(
-    config_path: Path | None, day: str | None, repo: str | None, no_publish: bool, db: Path | None
+    config_path: Path | None,
+    day: str | None,
+    repo: str | None,
+    no_publish: bool,
+    as_json: bool,
+    db: Path | None,
 ) -> None:
     """Sync, digest, build the site and deliver, for every configured repository.
 
@@ -407,6 +432,7 @@ def run_all_command(
       prdigest run-all
       prdigest run-all -c /srv/prdigest/prdigest.toml -d 2026-06-10
       prdigest run-all -r vllm-project/vllm --no-publish
+      prdigest run-all --json > run.json
     """
     config = load_config(config_file(config_path))
     when = _checked_day(day)
@@ -420,11 +446,83 @@ def run_all_command(
             only=repo,
             publish=not no_publish,
         )
-    for line in _run_lines(report):
-        click.echo(line)
+    if as_json:
+        click.echo(json.dumps(run_summary(report), ensure_ascii=False, indent=2))
+    else:
+        for line in _run_lines(report):
+            if verbosity() >= 0 or "FAILED" in line or "problem:" in line or "warning:" in line:
+                click.echo(line)
     problems = _problem_count(report)
     if problems:
         raise PublishError(f"{problems} problem(s) in this run (see above)")
+
+
+def _delivery_json(outcome: DeliveryOutcome) -> dict[str, object]:
+    return {
+        "channel": outcome.channel,
+        "repo": outcome.repo,
+        "label": outcome.label,
+        "lang": outcome.lang,
+        "status": outcome.status,
+        "attempts": outcome.attempts,
+        "error": outcome.error,
+    }
+
+
+def _repo_json(run: RepoRun) -> dict[str, object]:
+    sync = run.sync
+    return {
+        "repo": run.repo,
+        "label": run.label,
+        "ok": run.ok,
+        "error": run.error,
+        "synced": None
+        if sync is None
+        else {
+            "found": sync.found,
+            "new": sync.stored.new,
+            "updated": sync.stored.updated,
+            "unchanged": sync.stored.unchanged,
+            "problems": list(sync.problems),
+        },
+        "stored": None
+        if run.digest is None
+        else {"lang": run.digest.lang, "prs": run.digest.total, "changed": run.digest.changed},
+        "warnings": run.warnings,
+        "channels": [_delivery_json(d) for d in run.deliveries],
+    }
+
+
+def run_summary(report: RunReport) -> dict[str, object]:
+    """``run-all --json``: per repository and channel what was synced, stored, sent, skipped
+    and failed, with totals; the format is documented in docs/publish.md."""
+    outcomes = [d for r in report.repos for d in r.deliveries] + list(report.retried)
+    statuses = [d.status for d in outcomes]
+    synced = [r.sync.stored for r in report.repos if r.sync is not None]
+    site = report.site
+    return {
+        "ok": report.ok,
+        "problems": _problem_count(report),
+        "totals": {
+            "synced": sum(s.new + s.updated for s in synced),
+            "stored": sum(1 for r in report.repos if r.digest is not None and r.digest.changed),
+            "sent": statuses.count("sent"),
+            "already_sent": statuses.count("already_sent"),
+            "skipped": statuses.count("skipped_empty"),
+            "failed": statuses.count("failed") + sum(1 for r in report.repos if r.error),
+        },
+        "repos": [_repo_json(r) for r in report.repos],
+        "retried": [_delivery_json(d) for d in report.retried],
+        "site": None
+        if site is None
+        else {
+            "dir": str(site.out_dir),
+            "digests": site.digests,
+            "written": len(site.written),
+            "unchanged": site.unchanged,
+        },
+        "site_error": report.site_error,
+    }
 
 
 def _checked_day(value: str | None) -> str | None:

@@ -97,6 +97,8 @@ class RepoConfig(ConfigModel):
     writer: str = "template"
     model: str | None = None
     channels: tuple[str, ...] | None = None
+    fetch: bool = True  # git: `git fetch` the clone before reading the window
+    skip_empty: bool = True  # post nothing for a window without merged PRs
 
     def window_for(self, day: date | None, now: datetime) -> Window:
         """The window a scheduled run digests: ``day``, else yesterday, in the repo's zone."""

@@ -37,6 +37,7 @@ class SourceSpec:
     source: str
     path: Path | None = None  # the JSONL file, or the clone
     branch: str | None = None  # git: default the clone's origin/HEAD
+    fetch: bool = False  # git: `git fetch` before reading
     only_repo: bool = True  # jsonl: skip records of other repositories
     api_url: str | None = None  # github
     graphql_url: str | None = None
@@ -85,7 +86,9 @@ def _git(
 ) -> Iterator[Source]:
     from prdigest.sources.git import GitSource  # each source loads when it is used
 
-    yield GitSource(_needs_path(spec), spec.repo, branch=spec.branch, progress=progress)
+    yield GitSource(
+        _needs_path(spec), spec.repo, branch=spec.branch, progress=progress, fetch=spec.fetch
+    )
 
 
 @contextmanager

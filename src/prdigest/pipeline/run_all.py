@@ -29,6 +29,7 @@ from prdigest.publish.channels import Channel
 from prdigest.publish.deliver import DeliveryOutcome, deliver, retry_failed
 from prdigest.publish.site.builder import SiteReport, build_site
 from prdigest.sources.base import SyncReport
+from prdigest.sources.git.source import GitDetails
 from prdigest.store import Store
 from prdigest.store.digests import StoredDigest
 
@@ -36,7 +37,7 @@ log = logging.getLogger("prdigest.schedule")
 
 
 def source_spec(repo: RepoConfig) -> SourceSpec:
-    return SourceSpec(repo=repo.name, source=repo.source, path=repo.path)
+    return SourceSpec(repo=repo.name, source=repo.source, path=repo.path, fetch=repo.fetch)
 
 
 def writer_spec(repo: RepoConfig) -> WriterSpec:
@@ -50,6 +51,7 @@ class RepoRun:
     sync: SyncReport | None = None
     digest: StoredDigest | None = None
     deliveries: list[DeliveryOutcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. a clone that could not be fetched
     error: str | None = None
 
     @property
@@ -104,6 +106,8 @@ def _digest_repo(
         window = window_of(repo, day, now)
         run.label = window.label
         run.sync = sync_repo(store, source_spec(repo), window, env)
+        if isinstance(run.sync.details, GitDetails):
+            run.warnings += run.sync.details.warnings
         if run.sync.stopped is not None:
             raise run.sync.stopped  # stored work is kept; the next run resumes
         writer = make_writer(writer_spec(repo), env)
@@ -148,6 +152,9 @@ def run_all(
         if run.digest is None:
             continue
         for name in config.channels_for(config.repos[index]):
+            if run.digest.total == 0 and skips_empty(config, config.repos[index], name):
+                run.deliveries.append(skipped_empty(name, run.digest))
+                continue
             outcome = deliver(
                 store.digests, store.deliveries, channels[name], run.digest, base_url=site.base_url
             )
@@ -162,6 +169,17 @@ def run_all(
         skip=handled,
     )
     return report
+
+
+def skipped_empty(channel: str, stored: StoredDigest) -> DeliveryOutcome:
+    return DeliveryOutcome(channel, stored.repo, stored.label, stored.lang, "skipped_empty", 0)
+
+
+def skips_empty(config: Config, repo: RepoConfig, channel: str) -> bool:
+    """Whether ``channel`` gets nothing for an empty window of ``repo`` (its own setting, else
+    the repository's)."""
+    own = config.channels[channel].skip_empty
+    return repo.skip_empty if own is None else own
 
 
 def publish_stored(
@@ -200,6 +218,9 @@ def publish_stored(
                 f"store {store.location} (make one with `prdigest run-all`, `prdigest run` or "
                 "`prdigest digest`)"
             )
+        if found[0].total == 0 and not force and skips_empty(config, repo_config, name):
+            outcomes.append(skipped_empty(name, found[0]))
+            continue
         outcomes.append(
             deliver(
                 store.digests,

@@ -21,7 +21,8 @@ from prdigest.store.digests import DigestRepository, StoredDigest
 
 log = logging.getLogger("prdigest.publish")
 
-OutcomeStatus = Literal["sent", "already_sent", "failed"]
+# skipped_empty: nothing posted, the window had no merged PRs (``skip_empty``)
+OutcomeStatus = Literal["sent", "already_sent", "failed", "skipped_empty"]
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ class UnconfiguredChannel:
 class ChannelConfigBase(ConfigModel):
     type: str  # each channel narrows it to its own names (the registry's discriminator)
     top: int = Field(default=5, ge=1, le=50)
+    skip_empty: bool | None = None  # None: the repository's setting
 
     @model_validator(mode="before")
     @classmethod

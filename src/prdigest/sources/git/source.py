@@ -8,6 +8,7 @@ so it never replaces a record stored from GitHub or an import (``yields_to_other
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +19,7 @@ from prdigest.core.errors import SourceError
 from prdigest.core.models import Window
 from prdigest.core.names import check_repo
 from prdigest.sources.base import Details, Fetched, Item, Progress, Skipped, SyncReport
+from prdigest.sources.git.fetch import fetch
 from prdigest.sources.git.reader import (
     Branch,
     count_commits,
@@ -27,6 +29,7 @@ from prdigest.sources.git.reader import (
 )
 
 BATCH = 200
+log = logging.getLogger("prdigest.sources.git")
 
 
 @dataclass
@@ -40,9 +43,13 @@ class GitDetails:
     tz: str = ""
     until: datetime | None = None
     stopped: SourceError | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def lines(self, report: SyncReport) -> list[str]:
         """Counts first, then the commits that were not PRs."""
+        return self._counts(report) + [f"  warning: {w}" for w in self.warnings]
+
+    def _counts(self, report: SyncReport) -> list[str]:
         where = f"{report.repo} ({self.branch}) {self.label} ({self.tz})"
         if self.commits == 0:
             line = f"{where}: no commits in the window, 0 PRs found"
@@ -81,6 +88,7 @@ class GitSource:
     repo: str
     branch: str | None = None
     progress: Progress | None = None
+    fetch: bool = False  # ``git fetch`` before reading (scheduled runs)
     flush_every: int = BATCH
     yields_to_others: bool = True
     _details: GitDetails = field(default_factory=GitDetails)
@@ -96,6 +104,8 @@ class GitSource:
             tz=window.tz if window else "",
             until=until,
         )
+        if self.fetch:
+            self._fetch(target, until)
         total = count_commits(self.path, target, since, until) if self.progress else 0
         items = read_branch(self.path, self.repo, target, since=since, until=until)
         for done, item in enumerate(items, start=1):
@@ -105,6 +115,23 @@ class GitSource:
                 self.progress(done, total)
         if details.commits == 0:
             details.newest_commit_at = newest_commit_at(self.path, target)
+
+    def _fetch(self, target: Branch, until: datetime | None) -> None:
+        """Update the clone; offline, warn when its newest commit is older than the window."""
+        outcome = fetch(self.path, target.ref)
+        if outcome.offline is None:
+            return
+        newest = newest_commit_at(self.path, target)
+        if until is not None and newest is not None and newest < until:
+            local = newest.astimezone(until.tzinfo)
+            warning = (
+                f"could not fetch {outcome.remote} for {self.path} ({outcome.offline}); the "
+                f"clone's newest commit on {target.name} is from {local:%Y-%m-%d %H:%M}, before "
+                "the window ends, so PRs merged since are missing"
+            )
+            self._details.warnings.append(warning)  # the run's summary reports it
+        else:
+            log.info("%s: offline (%s); the clone already covers the window", self.repo, outcome)
 
     def details(self) -> Details:
         return self._details
