@@ -204,11 +204,12 @@ def test_slack_blocks_escape_mrkdwn(summary: Summary, client: httpx.Client) -> N
     assert kinds[:2] == ["header", "section"] and kinds[-1] == "actions"
     assert body["blocks"][-1]["elements"][0]["url"] == PAGE
     sections = [b["text"]["text"] for b in body["blocks"] if b["type"] == "section"][1:]
-    assert len(sections) == 5
-    for text in sections:
+    entries = [e for s in sections for e in s.split("\n\n")]  # packed into few sections
+    assert len(entries) == 5
+    for text in entries:
         links = re.findall(r"<([^|>]+)\|", text)
         assert links and all(link.startswith("https://") for link in links)
-    evil = next(t for t in sections if f"#{EVIL_NUMBER}>" in t)
+    evil = next(t for t in entries if f"#{EVIL_NUMBER}>" in t)
     assert "&lt;script&gt;" in evil and "<script" not in evil
     assert "<!everyone>" not in _all_text(body) and "<!channel>" not in _all_text(body)
 
@@ -458,3 +459,111 @@ def test_email_unreachable_server_is_a_delivery_error(
     config = _email_config(_free_port(), "starttls", certificate[0], timeout=5)
     with pytest.raises(DeliveryError, match=r"cannot send through 127\.0\.0\.1:\d+"):
         EmailChannel("mail", config, password=Secret("s3cret-pw")).send(summary)
+
+
+# -- every payload within its service's limits at the largest settings the config accepts ----
+
+LONG_BASE = (
+    "https://digests.example.org/" + "d" * (300 - len("https://digests.example.org/") - 1) + "/"
+)
+
+
+@pytest.fixture(scope="module")
+def huge_summary(tmp_path_factory: pytest.TempPathFactory) -> Summary:
+    """60 selected entries (more than the largest `top`), each with a title, a reason and an
+    area far longer than a message can hold, CJK and markup in them, a 300-character site URL."""
+    path = tmp_path_factory.mktemp("huge") / "db.sqlite3"
+    with fixture_store(path, evil=True) as store:
+        digest = make_digest(store, "2026-06-10", top=200)
+    item = digest.selected[0]
+    long_title = "超长标题 <b>[x](y)</b> @everyone " * 300
+    long_paragraph = (
+        "值得精读，" + "尤其适合负责非常长的方向名称的工程师，" * 200 + "。后面的句子。"
+    )
+    items = tuple(
+        item.model_copy(
+            update={
+                "pr": item.pr.model_copy(update={"number": 100000 + n, "area": "kv"}),
+                "entry": item.entry.model_copy(
+                    update={"title": f"{n} {long_title}", "paragraph": long_paragraph}
+                ),
+            }
+        )
+        for n in range(60)
+    )
+    big = digest.model_copy(
+        update={"selected": items, "total": 400, "areas": {"kv": "很长的方向名称" * 40}}
+    )
+    return build_summary(big, page_url=LONG_BASE + "vllm-project/vllm/2026-06-10.html")
+
+
+def _send(channel: WebhookChannel, summary: Summary, answer: bytes) -> Received:
+    with receiver(answer=answer) as service:
+        channel._url = Secret(service.url + "/hook")  # the receiver's address, for this test
+        channel.send(summary)
+    (request,) = service.requests
+    return request
+
+
+def _reasons_shown(text: str, summary: Summary, count: int) -> None:
+    assert count >= 1
+    for entry in summary.entries[:count]:
+        assert str(entry.number) in text
+    assert text.count(summary.entries[0].reason[:20]) >= count
+
+
+def test_slack_at_the_maximum_keeps_every_limit(
+    huge_summary: Summary, client: httpx.Client
+) -> None:
+    channel = SlackChannel("s", Secret("http://x"), client=client, top=50)
+    body = _send(channel, huge_summary, b"ok").json()
+    blocks = body["blocks"]
+    assert len(blocks) <= 50
+    assert len(blocks[0]["text"]["text"]) <= 150
+    texts = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+    assert all(len(t.encode("utf-16-le")) // 2 <= 3000 for t in texts)
+    entries = "\n\n".join(texts[1:]).split("\n\n")
+    assert len(entries) == 50  # all 50 fit once packed
+    _reasons_shown("\n".join(entries), huge_summary, 50)
+    assert blocks[-2]["elements"][0]["text"] == "其余 350 个 PR 见全文"
+
+
+def test_wecom_at_the_maximum_fits_4096_bytes(huge_summary: Summary, client: httpx.Client) -> None:
+    channel = WeComChannel("w", Secret("http://x"), client=client, top=50)
+    content = _send(channel, huge_summary, b'{"errcode":0}').json()["markdown"]["content"]
+    assert len(content.encode("utf-8")) <= 4096
+    _reasons_shown(content, huge_summary, content.count("](https://github.com/"))
+
+
+def test_dingtalk_at_the_maximum_fits_its_limit(
+    huge_summary: Summary, client: httpx.Client
+) -> None:
+    channel = DingTalkChannel("d", Secret("http://x"), client=client, top=50)
+    text = _send(channel, huge_summary, b'{"errcode":0}').json()["markdown"]["text"]
+    assert len(text.encode("utf-8")) <= 18000
+    _reasons_shown(text, huge_summary, text.count("](https://github.com/"))
+
+
+def test_feishu_at_the_maximum_fits_20_kb_signed(
+    huge_summary: Summary, client: httpx.Client
+) -> None:
+    channel = FeishuChannel("f", Secret("http://x"), client=client, top=50, secret=Secret(SECRET))
+    request = _send(channel, huge_summary, b'{"code":0}')
+    assert len(request.body) <= 20 * 1024
+    card = request.json()["card"]
+    text = json.dumps(card, ensure_ascii=False)
+    _reasons_shown(text, huge_summary, text.count("](https://github.com/"))
+
+
+def test_cards_carry_each_entry_s_reason(summary: Summary, client: httpx.Client) -> None:
+    first = summary.entries[0]
+    assert first.reason.startswith("值得精读") and first.reason.endswith("。")
+    assert "建议" not in first.reason  # one sentence: the verdict and its readers, no more
+    for channel, answer in (
+        (FeishuChannel("f", Secret("http://x"), client=client), b'{"code":0}'),
+        (DingTalkChannel("d", Secret("http://x"), client=client), b'{"errcode":0}'),
+        (WeComChannel("w", Secret("http://x"), client=client), b'{"errcode":0}'),
+        (SlackChannel("s", Secret("http://x"), client=client), b"ok"),
+    ):
+        text = _all_text(_send(channel, summary, answer).json())
+        assert first.reason.split("，")[0] in text, channel.kind

@@ -13,7 +13,7 @@ from prdigest.core.models import Digest
 from prdigest.core.window import day_window
 from prdigest.pipeline.digest import DigestOptions, build_digest
 from prdigest.render import RENDERERS, render
-from prdigest.render.markdown import escape
+from prdigest.render.markdown import escape, person
 from prdigest.store import Store
 from prdigest.write.template import TemplateWriter
 
@@ -97,14 +97,27 @@ def test_markdown_defuses_hostile_pr_text(store: Store) -> None:
     md = render(digest_of(store, "2026-06-10"), "markdown").decode()
     assert "<script>" not in md
     assert "](javascript:" not in md
-    assert "@everyone" not in md and "@\u200beveryone" in md
+    assert "`@everyone`" in md and "\u200b" not in md  # a code span: GitHub pings nobody
+    assert re.search(r"(?<!`)@everyone", md) is None
     links = re.findall(r"\]\(([^)]+)\)", md)
     assert links and all(link.startswith("https://github.com/") for link in links)
 
 
 def test_escape_keeps_text_readable() -> None:
-    assert escape("- a_b [x](y)") == "\\- a\\_b \\[x\\]\\(y\\)"
+    assert escape("- a_b [x](y)") == "\\- a\\_b \\[x\\]\\(y)"
     assert escape("1. item") == "1\\. item"
+    assert escape("+ x") == "\\+ x" and escape("# x") == "\\# x" and escape("x #3") == "x #3"
+    assert escape("(1) 先看 (2) 再看 {a} #1 !x") == "(1) 先看 (2) 再看 {a} #1 !x"  # no needless \\
+    assert escape("见 @njhill 的建议") == "见 `@njhill` 的建议"
+    assert escape("a@b.com") == "a@b.com"
+
+
+def test_authors_link_to_their_profiles() -> None:
+    assert person("njhill") == "[@njhill](https://github.com/njhill)"
+    assert person("dependabot[bot]") == (
+        "[@dependabot\\[bot\\]](https://github.com/apps/dependabot)"
+    )
+    assert person("Li Wang") == "Li Wang"
 
 
 def test_registry_knows_the_formats() -> None:

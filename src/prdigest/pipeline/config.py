@@ -52,6 +52,7 @@ class SiteConfig(ConfigModel):
     dir: Path = Field(default=Path("site"), description="Output directory of the static site.")
     base_url: str | None = Field(
         default=None,
+        max_length=300,  # messages carry it once per entry; it must leave room for them
         description="Public URL of the site (https://…/); chat messages and feeds link to it.",
     )
     title: str = Field(default="PR 阅读摘要", min_length=1, max_length=200)

@@ -8,6 +8,7 @@ each entry's anchor on it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from prdigest.core.locale import locale
@@ -15,11 +16,37 @@ from prdigest.core.models import Digest, Level
 from prdigest.render.common import area_name, one_line
 from prdigest.render.html import pr_url
 
+# Bounds on what one entry may take in a message, so that every channel's payload stays within
+# its service's limits at the largest `top` the config accepts (docs/publish.md).
+MAX_TITLE = 200
+MAX_REASON = 200
+MAX_AREA = 60
+_SENTENCE_END = re.compile(r"[。！？]|[.!?](?=\s|$)")
+_CLAUSE_END = re.compile(r"[，；,;]\s*")
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, at a clause boundary when one is near, with "…"."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cuts = [m.start() for m in _CLAUSE_END.finditer(head) if m.start() > limit // 2]
+    return (head[: cuts[-1]] if cuts else head).rstrip() + "…"
+
+
+def reason_line(paragraph: str | None) -> str:
+    """The entry's first sentence — its verdict and who should read it — as one line."""
+    text = one_line(paragraph or "")
+    end = _SENTENCE_END.search(text)
+    first = text[: end.end()] if end else text
+    return clip(first, MAX_REASON)
+
 
 @dataclass(frozen=True)
 class SummaryEntry:
     number: int
     title: str  # untrusted, one line
+    reason: str  # the first sentence of the entry: its verdict and readers (names untrusted)
     level: Level
     level_label: str
     area: str  # untrusted (comes from paths), one line
@@ -75,10 +102,11 @@ def build_summary(digest: Digest, *, page_url: str | None) -> Summary:
     entries = tuple(
         SummaryEntry(
             number=item.pr.number,
-            title=one_line(item.entry.title),
+            title=clip(one_line(item.entry.title), MAX_TITLE),
+            reason=reason_line(item.entry.paragraph),
             level=item.assessment.level,
             level_label=words.label(item.assessment.level),
-            area=one_line(area_name(digest, item.pr.area)),
+            area=clip(one_line(area_name(digest, item.pr.area)), MAX_AREA),
             pr_url=pr_url(item.pr.repo, item.pr.number),
             link=(
                 f"{page_url}#pr-{item.pr.number}"

@@ -1,9 +1,11 @@
 """Markdown: header with window and counts, one section per selected PR, then "其他合并".
 
 PR-derived text (titles, logins, names quoted in entries) is untrusted: Markdown control
-characters are escaped outside code spans, raw HTML cannot pass, ``@mentions`` are defused so
-posting the digest to GitHub or a chat pings nobody, and links are only ever built by this
-module (``https://github.com/…``), never taken from PR text.
+characters are escaped outside code spans — only those that could start markup, so ``(1)`` stays
+``(1)`` —, raw HTML cannot pass, an ``@mention`` becomes a code span and an
+author a link to the profile, so posting the digest to GitHub pings nobody and copying it
+carries no invisible characters, and links are only ever built by this module
+(``https://github.com/…``), never taken from PR text.
 
 Code names in a paragraph link to their line at the merge commit when the record knows both
 the commit and the file (a permalink), so a reader lands on the exact function.
@@ -16,29 +18,48 @@ from urllib.parse import quote
 
 from prdigest.core.locale import locale
 from prdigest.core.models import CodeRef, Digest, DigestItem, Entry
-from prdigest.core.records import mention
-from prdigest.render.common import (
-    counts_line,
-    defuse_mentions,
-    empty_message,
-    one_line,
-)
+from prdigest.core.records import LOGIN_PATTERN
+from prdigest.render.common import counts_line, empty_message, one_line
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")  # what can open markup anywhere in a line
+_LINK_TAIL = re.compile(r"\\\]\(")  # "](" would start a link's target: escape the "(" too
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_LIST_DASH = re.compile(r"^(\s*)-(?=\s)")
+_LINE_START = re.compile(r"^(\s*)([-+#])(?=\s|#|$)")  # a list item or a heading
 _LIST_NUMBER = re.compile(r"^(\s*\d+)\.(?=\s)")
+# "@name" as GitHub would read it, taken whole ("@with_cancellation", "@org/team", "@x[bot]")
+_MENTION = re.compile(r"(?<![\w`@])@[A-Za-z0-9](?:[\w-]|\.(?=\w))*(?:/[\w.-]+)?(?:\[bot\])?")
 
 
 def escape(text: str, *, line_start: bool = True) -> str:
-    """Escape Markdown control characters and defuse mentions in untrusted text.
+    """Escape Markdown control characters in untrusted text; mentions become code spans.
 
     Whitespace is folded but kept at the ends, so fragments between code spans join cleanly.
     """
-    escaped = _SPECIAL.sub(r"\\\1", _squash(text))
-    if line_start:  # a leading "- " or "1. " would start a list
-        escaped = _LIST_NUMBER.sub(r"\1\\.", _LIST_DASH.sub(r"\1\\-", escaped))
-    return defuse_mentions(escaped)
+    squashed = _squash(text)
+    out: list[str] = []
+    position = 0
+    for match in _MENTION.finditer(squashed):
+        out.append(_escape_plain(squashed[position : match.start()], line_start and not out))
+        out.append(_code_span(match.group(0)))  # GitHub sends no notification from code
+        position = match.end()
+    out.append(_escape_plain(squashed[position:], line_start and position == 0))
+    return "".join(out)
+
+
+def _escape_plain(text: str, line_start: bool) -> str:
+    escaped = _LINK_TAIL.sub(r"\\]\\(", _SPECIAL.sub(r"\\\1", text))
+    if line_start:  # a leading "- ", "+ ", "# " or "1. " would start a list or a heading
+        escaped = _LIST_NUMBER.sub(r"\1\\.", _LINE_START.sub(r"\1\\\2", escaped))
+    return escaped
+
+
+def person(login: str) -> str:
+    """An author: a GitHub login links to its profile (an app's to the app), a name is text."""
+    if not LOGIN_PATTERN.fullmatch(login):
+        return escape(login)
+    if login.endswith("[bot]"):
+        return f"[@{escape(login)}](https://github.com/apps/{login.removesuffix('[bot]')})"
+    return f"[@{login}](https://github.com/{login})"
 
 
 def _squash(text: str) -> str:
@@ -81,7 +102,7 @@ def _meta(item: DigestItem, digest: Digest) -> str:
     area = digest.area_name(item.pr.area)
     parts = [f"[#{item.pr.number}]({_pr_link(item)})"]
     if item.pr.author:
-        parts.append(escape(mention(item.pr.author)))
+        parts.append(person(item.pr.author))
     parts.append(f"+{item.pr.additions}/−{item.pr.deletions}")
     if area:
         parts.append(escape(area))
@@ -140,7 +161,7 @@ def _others(digest: Digest) -> list[str]:
         lines += [f"### {escape(group.name)}", ""]
         for item in group.items:
             label = words.label(item.assessment.level)
-            author = f" · {escape(mention(item.pr.author))}" if item.pr.author else ""
+            author = f" · {person(item.pr.author)}" if item.pr.author else ""
             lines.append(
                 f"- [#{item.pr.number}]({_pr_link(item)}) {escape(item.entry.title)}"
                 f"{author} · +{item.pr.additions}/−{item.pr.deletions} · {label}"

@@ -230,6 +230,7 @@ def markdown_lines(summary: Summary, top: int) -> list[str]:
     for index, entry in enumerate(summary.top(top), start=1):
         lines.append(
             f"{index}. [{chat_markdown(entry.title)}]({entry.link})  \n"
+            f"{chat_markdown(entry.reason)}  \n"
             f"[#{entry.number}]({entry.pr_url}) · {entry.level_label} · {chat_markdown(entry.area)}"
         )
         lines.append("")

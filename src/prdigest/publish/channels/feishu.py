@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 from typing import Any, Literal
 
 import httpx
@@ -18,6 +19,9 @@ from prdigest.core.configbase import EnvName, env_name
 from prdigest.publish.channels.base import WebhookChannel, WebhookConfig, webhook_kind
 from prdigest.publish.channels.text import chat_markdown
 from prdigest.publish.summary import Summary
+
+FEISHU_BODY_LIMIT = 20 * 1024  # bytes: the custom bot's documented request-body limit
+SIGNATURE_ROOM = 128  # what `timestamp` and `sign` add to the body when the bot is signed
 
 
 class FeishuConfig(WebhookConfig):
@@ -40,17 +44,28 @@ class FeishuChannel(WebhookChannel):
     kind = "feishu"
 
     def payload(self, summary: Summary) -> dict[str, Any]:
+        """The card with as many of the top entries as fit the request-body limit."""
+        top = self.top
+        while True:
+            card = self._card(summary, top)
+            size = len(json.dumps(card, ensure_ascii=False).encode("utf-8"))
+            if size <= FEISHU_BODY_LIMIT - SIGNATURE_ROOM or top == 0:
+                return card
+            top -= 1
+
+    def _card(self, summary: Summary, top: int) -> dict[str, Any]:
         elements: list[dict[str, Any]] = [
             {"tag": "div", "text": {"tag": "lark_md", "content": chat_markdown(summary.counts)}}
         ]
         if summary.empty:
             elements.append({"tag": "div", "text": {"tag": "plain_text", "content": summary.empty}})
-        shown = summary.top(self.top)
+        shown = summary.top(top)
         if shown:
             elements.append({"tag": "hr"})
         for index, entry in enumerate(shown, start=1):
             content = (
                 f"**{index}. [{chat_markdown(entry.title)}]({entry.link})**\n"
+                f"{chat_markdown(entry.reason)}\n"
                 f"[#{entry.number}]({entry.pr_url}) · {entry.level_label} · "
                 f"{chat_markdown(entry.area)}"
             )

@@ -6,8 +6,8 @@
   (``＜ ＞ ［ ］``): shown nearly the same, and no tag, mention or link can form.
 * Slack mrkdwn documents exactly three escapes: ``&`` ``<`` ``>`` → ``&amp;`` ``&lt;`` ``&gt;``;
   with them no ``<!everyone>`` or ``<url|text>`` can form.
-* In every dialect ``@name`` gets a zero-width space after the ``@`` (as in the Markdown
-  renderer), so ``@everyone`` in a PR title pings nobody.
+* In every dialect ``@name`` gets a zero-width space after the ``@``, so ``@everyone`` in a PR
+  title pings nobody (the Markdown digest, meant to be copied, uses code spans instead).
 """
 
 from __future__ import annotations
