@@ -1,12 +1,19 @@
-"""The digest of a window: plan (read), compute (pure), persist (write).
+"""The digest of a window, streamed: index → triage → select → write → assemble.
 
-* :func:`plan` reads, in one place, everything the window needs from the store: the records,
-  and the dossiers, assessments and entries already derived from them.
-* :func:`compute` turns the plan into a :class:`~prdigest.core.models.Digest` without touching
-  the store: it analyzes and assesses what is not cached (or stale), ranks and selects, and
-  hands every entry that is not cached to the writer in one batch.
-* :func:`persist` writes, in one place, what compute produced (dossiers, assessments, the
-  cacheable entries and the cost of model calls).
+A window of any size is processed PR by PR, holding only what ranking and the digest need
+(each PR's head, verdict and record hash), so memory stays flat from a day to a year:
+
+* **index** — the window's PR numbers and record hashes (one query), and every assessment
+  still current for them, with the PR's head (one query): a cached re-run reads nothing else;
+* **triage** — the PRs without a current assessment, in batches of :data:`BATCH`: their
+  records and cached dossiers are read (one query each per batch), the missing dossiers
+  analyzed, every PR assessed, and the batch's dossiers, assessments and heads stored in one
+  transaction before the next batch is read;
+* **select** — rank and select over the verdicts alone;
+* **write** — stored entries by their keys (one query for the window); the missing ones in
+  batches of :data:`WRITE_BATCH`, their records and dossiers read again for the writer, each
+  batch's cacheable entries stored in one transaction;
+* **assemble** — the :class:`~prdigest.core.models.Digest`, and the run's model usage stored.
 
 Each derived artefact is reused only while the versions it was derived from hold (record
 content, analyzer, preset, triage, writer, language and its locale), so a re-run over an
@@ -17,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from prdigest.analyze import analyze
@@ -41,7 +48,6 @@ from prdigest.core.models import (
 from prdigest.core.presets import Preset, load_preset
 from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
-from prdigest.store.artefacts import Cached
 from prdigest.triage import assess, rank, select, triage_version
 from prdigest.write import Writer, WriteRequest
 
@@ -92,66 +98,94 @@ class Analyzed:
     areas: dict[str, AreaText] = field(default_factory=dict)  # explain: names of its areas
 
 
-# -- plan -------------------------------------------------------------------------------------
+BATCH = 200  # PRs triaged per store transaction
+WRITE_BATCH = 500  # entries per writer batch (and per store transaction)
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What a window's digest needs, read from the store."""
+@dataclass(frozen=True, slots=True)
+class Triaged:
+    """What ranking and the digest keep of one PR: its head, verdict and record hash."""
 
-    options: DigestOptions
-    preset: Preset
-    records: tuple[PullRequest, ...]
-    cached: Cached
-
-
-def plan(store: Store, options: DigestOptions) -> Plan:
-    check_lang(options.lang)
-    preset = load_preset(options.repo, options.preset_path)
-    window = options.window
-    records = tuple(store.records.in_window(options.repo, window.since, window.until))
-    cached = store.artefacts.cached(
-        options.repo, [r.number for r in records], ANALYZER_VERSION, preset.key, triage_version()
-    )
-    return Plan(options, preset, records, cached)
+    head: PRHead
+    assessment: Assessment
+    pr_hash: str
 
 
-# -- compute ----------------------------------------------------------------------------------
+def _chunks(numbers: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for start in range(0, len(numbers), size):
+        yield numbers[start : start + size]
+
+
+def _current_dossier(found: tuple[str, str] | None, pr_hash: str) -> Dossier | None:
+    if found is None or found[0] != pr_hash:
+        return None
+    return Dossier.model_validate_json(found[1])
 
 
 @dataclass
-class Fresh:
-    """The artefacts made for a digest that the store does not have yet."""
+class _Window:
+    """One digest run's fixed inputs."""
 
-    dossiers: list[tuple[Dossier, str]] = field(default_factory=list)  # (dossier, pr hash)
-    assessments: list[tuple[Assessment, str]] = field(default_factory=list)
-    entries: list[tuple[Entry, str, str]] = field(default_factory=list)  # (entry, key, pr hash)
+    store: Store
+    options: DigestOptions
+    preset: Preset
+    index: list[tuple[int, str]]  # (number, record hash), oldest merge first
+    progress: Progress | None
 
+    @property
+    def total(self) -> int:
+        return len(self.index) * 2  # triage, then write
 
-@dataclass(frozen=True)
-class Computed:
-    run: DigestRun
-    fresh: Fresh
-
-
-def analyzed(pr: PullRequest, preset: Preset, cached: Cached, fresh: Fresh) -> Analyzed:
-    """Dossier and assessment of one PR: the cached ones while current, else new ones (which
-    are added to ``fresh``)."""
-    pr_hash = content_hash(pr)
-    dossier = cached.dossier(pr.number, pr_hash)
-    assessment = cached.assessment(pr.number, pr_hash) if dossier is not None else None
-    if dossier is None:
-        dossier = analyze(pr, preset, pr_version=pr.version_key)
-        fresh.dossiers.append((dossier, pr_hash))
-    if assessment is None:
-        assessment = assess(dossier, bots=preset.bots)
-        fresh.assessments.append((assessment, pr_hash))
-    return Analyzed(pr, pr_hash, dossier, assessment)
+    def report(self, done: int) -> None:
+        if self.progress:
+            self.progress(done, self.total)
 
 
-def entry_key(item: Analyzed, preset: Preset, writer: Writer, lang: str, paragraph: bool) -> str:
+def _triage(run: _Window) -> dict[int, Triaged]:
+    """Every PR's head and verdict: the current stored ones, the rest computed and stored in
+    batches (see the module docstring). Ordered as the index."""
+    options, preset, store = run.options, run.preset, run.store
+    window, analyzer, triage = options.window, ANALYZER_VERSION, triage_version()
+    hashes = dict(run.index)
+    found: dict[int, Triaged] = {}
+    for number, payload, head in store.artefacts.window_triaged(
+        options.repo, window.since, window.until, analyzer, preset.key, triage
+    ):
+        found[number] = Triaged(
+            PRHead.model_validate_json(head),
+            Assessment.model_validate_json(payload),
+            hashes[number],
+        )
+    run.report(len(found))
+    missing = [number for number, _ in run.index if number not in found]
+    for chunk in _chunks(missing, BATCH):
+        dossiers = store.artefacts.dossiers_of(options.repo, chunk, analyzer, preset.key)
+        current = {n: _current_dossier(dossiers.get(n), hashes[n]) for n in chunk}
+        records = store.records.load(options.repo, [n for n, d in current.items() if d is None])
+        fresh_dossiers: list[tuple[Dossier, str]] = []
+        fresh: list[tuple[Assessment, str]] = []
+        heads: dict[int, str] = {}
+        for number in chunk:
+            dossier = current[number]
+            if dossier is None:
+                pr = records[number]
+                dossier = analyze(pr, preset, pr_version=pr.version_key)
+                fresh_dossiers.append((dossier, hashes[number]))
+            assessment = assess(dossier, bots=preset.bots)
+            pr_head = _head(dossier, assessment)
+            fresh.append((assessment, hashes[number]))
+            heads[number] = pr_head.model_dump_json()
+            found[number] = Triaged(pr_head, assessment, hashes[number])
+        store.artefacts.put_all(
+            preset.key, analyzer, dossiers=fresh_dossiers, assessments=fresh, heads=heads
+        )
+        run.report(len(found))
+    return {number: found[number] for number, _ in run.index}
+
+
+def entry_key(pr_hash: str, preset: Preset, writer: Writer, lang: str, paragraph: bool) -> str:
     parts = [
-        item.pr_hash,
+        pr_hash,
         ANALYZER_VERSION,
         preset.key,
         triage_version(),
@@ -168,8 +202,7 @@ def area_text(preset: Preset, area: str | None, lang: str) -> AreaText | None:
     return rule.text(lang) if rule is not None else None
 
 
-def _head(item: Analyzed) -> PRHead:
-    d, a = item.dossier, item.assessment
+def _head(d: Dossier, a: Assessment) -> PRHead:
     return PRHead(
         repo=d.repo,
         number=d.number,
@@ -207,71 +240,93 @@ def _group_others(
     )
 
 
-@dataclass(frozen=True)
+@dataclass
 class Written:
-    entries: dict[int, Entry]
-    usage: tuple[UsageRecord, ...] = ()
-    notes: tuple[str, ...] = ()
+    entries: dict[int, Entry] = field(default_factory=dict)
+    usage: list[UsageRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     count: int = 0  # entries the writer wrote in this run
 
 
-def _write(
-    plan: Plan, writer: Writer, items: dict[int, Analyzed], chosen: set[int], fresh: Fresh
-) -> Written:
-    """Cached entries, and one writer batch for all the others."""
-    lang = plan.options.lang
-    entries: dict[int, Entry] = {}
-    misses: list[WriteRequest] = []
-    hashes: dict[int, str] = {}
-    for assessment in rank([x.assessment for x in items.values()]):
-        item = items[assessment.number]
-        selected = assessment.number in chosen
-        key = entry_key(item, plan.preset, writer, lang, selected)
-        cached = plan.cached.entry(item.pr.number, key)
-        if cached is not None:
-            entries[assessment.number] = cached
-            continue
-        area = area_text(plan.preset, assessment.area, lang)
-        misses.append(WriteRequest(item.pr, item.dossier, assessment, selected, key, area))
-        hashes[assessment.number] = item.pr_hash
-    if not misses:
-        return Written(entries)
-    result = writer.write_batch(misses, lang=lang)
-    for request in misses:
-        number = request.dossier.number
-        entries[number] = result.entries[number]
-        if number in result.cacheable:
-            fresh.entries.append((entries[number], request.entry_key, hashes[number]))
-    return Written(entries, result.usage, result.notes, len(misses))
+def _requests(
+    run: _Window,
+    writer: Writer,
+    triaged: dict[int, Triaged],
+    chosen: set[int],
+    keys: dict[int, str],
+    chunk: Sequence[int],
+) -> list[WriteRequest]:
+    """Write requests of a batch: records and dossiers read again (dossiers are current: the
+    triage pass stored them; one missing after all is analyzed again)."""
+    options, preset = run.options, run.preset
+    records = run.store.records.load(options.repo, chunk)
+    stored = run.store.artefacts.dossiers_of(options.repo, chunk, ANALYZER_VERSION, preset.key)
+    requests = []
+    for number in chunk:
+        item, pr = triaged[number], records[number]
+        dossier = _current_dossier(stored.get(number), item.pr_hash) or analyze(
+            pr, preset, pr_version=pr.version_key
+        )
+        area = area_text(preset, item.assessment.area, options.lang)
+        requests.append(
+            WriteRequest(pr, dossier, item.assessment, number in chosen, keys[number], area)
+        )
+    return requests
 
 
-def compute(plan: Plan, writer: Writer, progress: Progress | None = None) -> Computed:
-    """The digest of a planned window: every merged PR, the best ``top`` with a paragraph."""
-    options, preset = plan.options, plan.preset
-    fresh = Fresh()
-    total = len(plan.records) * 2
-    items: dict[int, Analyzed] = {}
-    for done, pr in enumerate(plan.records, start=1):
-        items[pr.number] = analyzed(pr, preset, plan.cached, fresh)
-        if progress:
-            progress(done, total)
-    assessments = [x.assessment for x in items.values()]
-    chosen = {a.number for a in select(assessments, options.top)}
-    written = _write(plan, writer, items, chosen, fresh)
-    if progress:
-        progress(total, total)
+def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: set[int]) -> Written:
+    """Stored entries by key; the others written in batches, most important first."""
+    options, preset, lang = run.options, run.preset, run.options.lang
+    keys = {
+        number: entry_key(item.pr_hash, preset, writer, lang, number in chosen)
+        for number, item in triaged.items()
+    }
+    window = options.window
+    stored = run.store.artefacts.window_entries(options.repo, window.since, window.until, keys)
+    written = Written({n: Entry.model_validate_json(raw) for n, raw in stored.items()})
+    ranked = rank([item.assessment for item in triaged.values()])
+    misses = [a.number for a in ranked if a.number not in written.entries]
+    done = len(triaged) + len(written.entries)
+    run.report(done)
+    for chunk in _chunks(misses, WRITE_BATCH):
+        requests = _requests(run, writer, triaged, chosen, keys, chunk)
+        result = writer.write_batch(requests, lang=lang)
+        cacheable = []
+        for request in requests:
+            number = request.dossier.number
+            written.entries[number] = result.entries[number]
+            if number in result.cacheable:
+                cacheable.append(
+                    (result.entries[number], request.entry_key, triaged[number].pr_hash)
+                )
+        run.store.artefacts.put_all(preset.key, ANALYZER_VERSION, entries=cacheable)
+        written.usage += result.usage
+        written.notes += [n for n in result.notes if n not in written.notes]
+        written.count += len(requests)
+        done += len(requests)
+        run.report(done)
+    return written
+
+
+def _assemble(
+    options: DigestOptions,
+    preset: Preset,
+    triaged: dict[int, Triaged],
+    entries: dict[int, Entry],
+    chosen: set[int],
+) -> Digest:
     ranked = [
         DigestItem(
-            pr=_head(items[a.number]),
+            pr=triaged[a.number].head,
             assessment=a,
-            entry=written.entries[a.number],
+            entry=entries[a.number],
             selected=a.number in chosen,
         )
-        for a in rank(assessments)
+        for a in rank([item.assessment for item in triaged.values()])
     ]
     used = {i.pr.area for i in ranked if i.pr.area}
     names = {area: text.name for area in used if (text := area_text(preset, area, options.lang))}
-    digest = Digest(
+    return Digest(
         repo=options.repo,
         window=options.window,
         lang=options.lang,
@@ -283,18 +338,6 @@ def compute(plan: Plan, writer: Writer, progress: Progress | None = None) -> Com
         },
         areas=dict(sorted(names.items())),
     )
-    run = DigestRun(digest, written.usage, written.notes, written=written.count)
-    return Computed(run, fresh)
-
-
-# -- persist ----------------------------------------------------------------------------------
-
-
-def persist(store: Store, plan: Plan, computed: Computed, writer: Writer) -> None:
-    """Write what compute made, in one transaction, and the run's model usage."""
-    _store_fresh(store, plan.preset, computed.fresh)
-    if computed.run.usage:
-        store.usage.put(uuid.uuid4().hex, plan.options.repo, writer.key, computed.run.usage)
 
 
 # -- the stage as callers use it --------------------------------------------------------------
@@ -303,11 +346,20 @@ def persist(store: Store, plan: Plan, computed: Computed, writer: Writer) -> Non
 def run_digest(
     store: Store, options: DigestOptions, writer: Writer, progress: Progress | None = None
 ) -> DigestRun:
-    """Plan, compute and persist one window's digest; the digest and what writing it cost."""
-    planned = plan(store, options)
-    computed = compute(planned, writer, progress)
-    persist(store, planned, computed, writer)
-    return computed.run
+    """One window's digest, streamed (see the module docstring), and what writing it cost."""
+    check_lang(options.lang)
+    preset = load_preset(options.repo, options.preset_path)
+    window = options.window
+    index = store.records.window_hashes(options.repo, window.since, window.until)
+    run = _Window(store, options, preset, index, progress)
+    triaged = _triage(run)
+    chosen = {a.number for a in select([t.assessment for t in triaged.values()], options.top)}
+    written = _write(run, writer, triaged, chosen)
+    run.report(run.total)
+    digest = _assemble(options, preset, triaged, written.entries, chosen)
+    if written.usage:
+        store.usage.put(uuid.uuid4().hex, options.repo, writer.key, written.usage)
+    return DigestRun(digest, tuple(written.usage), tuple(written.notes), written=written.count)
 
 
 def build_digest(
@@ -371,22 +423,23 @@ def explain(
     lang: str = DEFAULT_LANG,
 ) -> Analyzed:
     """Dossier and assessment of one stored PR (``prdigest explain``), with its areas' names
-    in ``lang``."""
+    in ``lang``; what was not stored yet is stored."""
     preset = load_preset(repo, preset_path)
     pr = store.records.get(repo, number)
-    cached = store.artefacts.cached(repo, [number], ANALYZER_VERSION, preset.key, triage_version())
-    fresh = Fresh()
-    item = analyzed(pr, preset, cached, fresh)
-    _store_fresh(store, preset, fresh)
-    names = {a.id: text for a in item.dossier.areas if (text := area_text(preset, a.id, lang))}
-    return replace(item, areas=names)
-
-
-def _store_fresh(store: Store, preset: Preset, fresh: Fresh) -> None:
+    pr_hash = content_hash(pr)
+    stored = store.artefacts.dossiers_of(repo, [number], ANALYZER_VERSION, preset.key)
+    dossier = _current_dossier(stored.get(number), pr_hash)
+    fresh = (
+        [] if dossier is not None else [(analyze(pr, preset, pr_version=pr.version_key), pr_hash)]
+    )
+    dossier = dossier or fresh[0][0]
+    assessment = assess(dossier, bots=preset.bots)
     store.artefacts.put_all(
         preset.key,
         ANALYZER_VERSION,
-        dossiers=fresh.dossiers,
-        assessments=fresh.assessments,
-        entries=fresh.entries,
+        dossiers=fresh,
+        assessments=[(assessment, pr_hash)],
+        heads={number: _head(dossier, assessment).model_dump_json()},
     )
+    names = {a.id: text for a in dossier.areas if (text := area_text(preset, a.id, lang))}
+    return Analyzed(pr, pr_hash, dossier, assessment, names)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, bindparam, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from prdigest.core.errors import NotFoundError, StorageError
@@ -61,11 +61,28 @@ def _row_values(record: PullRequest, digest: str, stored_at: datetime) -> dict[s
         "merged_at": utc_naive(record.merged_at),
         "updated_at": record.updated_at.isoformat() if record.updated_at else None,
         "head_sha": record.head_sha,
+        "merge_commit_sha": record.merge_commit_sha,
         "source": record.source,
         "content_hash": digest,
         "record": json.dumps(record.to_json_dict(), ensure_ascii=False),
         "stored_at": stored_at,
     }
+
+
+_COLUMNS = (
+    "repo",
+    "number",
+    "title",
+    "author",
+    "merged_at",
+    "updated_at",
+    "head_sha",
+    "merge_commit_sha",
+    "source",
+    "content_hash",
+    "record",
+    "stored_at",
+)
 
 
 class RecordRepository:
@@ -95,8 +112,11 @@ class RecordRepository:
         return result
 
     def _upsert(self, conn: Connection, batch: list[PullRequest]) -> UpsertResult:
+        """One query for the stored hashes, then one multi-row insert and one batched update."""
         table = schema.pull_requests
         stored_at = now()
+        inserts: dict[tuple[str, int], dict[str, Any]] = {}
+        updates: dict[tuple[str, int], dict[str, Any]] = {}
         new = updated = unchanged = 0
         known = self._known_hashes(conn, batch)
         for record in batch:
@@ -106,17 +126,29 @@ class RecordRepository:
                 unchanged += 1
                 continue
             values = _row_values(record, digest, stored_at)
-            if key in known:
-                conn.execute(
-                    table.update()
-                    .where(table.c.repo == record.repo, table.c.number == record.number)
-                    .values(**values)
-                )
+            if key in inserts:  # the same PR again in one batch: the later one stands
+                inserts[key] = values
+                updated += 1
+            elif key in known:
+                updates[key] = {f"v_{name}": value for name, value in values.items()}
+                updates[key].update(key_repo=record.repo, key_number=record.number)
                 updated += 1
             else:
-                conn.execute(table.insert().values(**values))
+                inserts[key] = values
                 new += 1
             known[key] = digest
+        if inserts:
+            conn.execute(table.insert(), list(inserts.values()))
+        if updates:
+            conn.execute(
+                table.update()
+                .where(
+                    table.c.repo == bindparam("key_repo"),
+                    table.c.number == bindparam("key_number"),
+                )
+                .values({name: bindparam(f"v_{name}") for name in _COLUMNS}),
+                list(updates.values()),
+            )
         return UpsertResult(new, updated, unchanged)
 
     @staticmethod
@@ -199,6 +231,52 @@ class RecordRepository:
                 select(table.c.repo, func.count()).group_by(table.c.repo).order_by(table.c.repo)
             )
             return {repo: count for repo, count in rows}
+
+    def window_hashes(self, repo: str, since: datetime, until: datetime) -> list[tuple[int, str]]:
+        """(number, content hash) of the records merged in [since, until), oldest merge first:
+        what a digest needs to know of a window before it decides what to read."""
+        table = schema.pull_requests
+        query = (
+            select(table.c.number, table.c.content_hash)
+            .where(
+                table.c.repo == repo,
+                table.c.merged_at >= utc_naive(since),
+                table.c.merged_at < utc_naive(until),
+            )
+            .order_by(table.c.merged_at, table.c.number)
+        )
+        with self._engine.connect() as conn:
+            return [(number, digest) for number, digest in conn.execute(query)]
+
+    def load(self, repo: str, numbers: Iterable[int]) -> dict[int, PullRequest]:
+        """The stored records of ``numbers`` (those that are stored), one query per chunk."""
+        table = schema.pull_requests
+        wanted = sorted(set(numbers))
+        found: dict[int, PullRequest] = {}
+        with self._engine.connect() as conn:
+            for start in range(0, len(wanted), CHUNK):
+                rows = conn.execute(
+                    select(table.c.number, table.c.record).where(
+                        table.c.repo == repo, table.c.number.in_(wanted[start : start + CHUNK])
+                    )
+                )
+                found.update({number: _load(raw) for number, raw in rows})
+        return found
+
+    def stored_merge_commits(self, repo: str, shas: Sequence[str]) -> dict[str, int]:
+        """merge commit sha → PR number, for those of ``shas`` that a stored record names."""
+        table = schema.pull_requests
+        found: dict[str, int] = {}
+        with self._engine.connect() as conn:
+            for start in range(0, len(shas), CHUNK):
+                rows = conn.execute(
+                    select(table.c.merge_commit_sha, table.c.number).where(
+                        table.c.repo == repo,
+                        table.c.merge_commit_sha.in_(shas[start : start + CHUNK]),
+                    )
+                )
+                found.update({sha: number for sha, number in rows})
+        return found
 
     def stored_versions(self, repo: str) -> dict[int, str | None]:
         """number → stored ``updated_at`` for a repo, so a sync can skip unchanged PRs."""

@@ -6,7 +6,9 @@ checks that a migrated database matches this metadata, so the two cannot drift.
 * ``pull_requests``: one row per (repo, number); ``record`` is the ``prdigest.pr/v1`` JSON and
   ``content_hash`` its SHA-256, so an unchanged re-import writes nothing.
 * ``dossiers`` / ``assessments``: derived artefacts with the versions they were derived from
-  (``pr_hash``, ``analyzer``, ``preset``, ``triage``); a stale row is simply recomputed.
+  (``pr_hash``, ``analyzer``, ``preset``, ``triage``); a stale row is simply recomputed. An
+  assessment also keeps its PR's head (the fields a digest shows), so a cached digest reads
+  no record and no dossier.
 * ``entries``: written entries keyed by everything that shapes them (``entry_key``), so a change
   of writer, model, prompt or language writes only what it must.
 * ``github_*``: the checkpoints of the GitHub source (see the comment above those tables).
@@ -20,6 +22,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Index,
     Integer,
     MetaData,
     String,
@@ -41,15 +44,17 @@ pull_requests = Table(
     Column("merged_at", DateTime(), nullable=False, index=True),  # naive UTC
     Column("updated_at", String(40)),
     Column("head_sha", String(64)),
+    Column("merge_commit_sha", String(64)),  # migration 0006: what sync --git skips
     Column("source", String(20), nullable=False),
     Column("content_hash", String(64), nullable=False),
     Column("record", Text, nullable=False),
     Column("stored_at", DateTime(), nullable=False),
     UniqueConstraint("repo", "number", name="uq_pull_requests_repo_number"),
+    Index("ix_pull_requests_merge_commit_sha", "repo", "merge_commit_sha"),
 )
 
 
-def _artefact_table(name: str, *versions: str) -> Table:
+def _artefact_table(name: str, *versions: str, extra: tuple[Column[str], ...] = ()) -> Table:
     """A derived-artefact table: one payload per PR with the versions it was derived from."""
     return Table(
         name,
@@ -62,12 +67,14 @@ def _artefact_table(name: str, *versions: str) -> Table:
         Column("preset", String(240), nullable=False),
         *(Column(version, String(40), nullable=False) for version in versions),
         Column("payload", Text, nullable=False),
+        *extra,
         UniqueConstraint("repo", "number", name=f"uq_{name}_repo_number"),
     )
 
 
 dossiers = _artefact_table("dossiers")
-assessments = _artefact_table("assessments", "triage")
+# ``head`` (migration 0006): the PRHead JSON a digest shows beside the verdict
+assessments = _artefact_table("assessments", "triage", extra=(Column("head", Text),))
 
 entries = Table(
     "entries",
