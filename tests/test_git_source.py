@@ -485,3 +485,76 @@ def test_cli_errors(
         )
     assert exited.value.code == code
     assert message.format(tmp=tmp_path) in capsys.readouterr().err
+
+
+def _sync_known(store: Store, path: Path, window: Window) -> SyncReport:
+    """A sync as the CLI runs it: the source asks the store which commits it holds."""
+    from prdigest.pipeline.registry import SourceSpec, sync_repo
+
+    return sync_repo(store, SourceSpec(repo=REPO, source="git", path=path), window, {})
+
+
+def test_rerun_reads_only_the_commits_not_stored(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prdigest.sources.git import runner
+
+    window = day_window(DAY)
+    streamed: list[bytes | None] = []
+    original = runner.stream
+
+    def spy(path: Path, *args: str, stdin: bytes | None = None) -> object:
+        streamed.append(stdin)
+        return original(path, *args, stdin=stdin)
+
+    with open_store(tmp_path / "db.sqlite3") as store:
+        first = _sync_known(store, clone, window)
+        full = {r.number: r for r in store.records.stream(REPO)}
+        monkeypatch.setattr(runner, "stream", spy)
+        second = _sync_known(store, clone, window)
+        again = {r.number: r for r in store.records.stream(REPO)}
+    assert (first.found, first.stored.new) == (5, 5)
+    assert again == full
+    # only the commit without a PR number is read again (it is never stored)
+    assert len(streamed) == 1 and streamed[0] is not None and streamed[0].count(b"\n") == 1
+    assert (second.found, second.details.known, second.stored.new) == (0, 5, 0)
+    lines = second.lines()
+    assert "6 commit(s), 5 PR(s) found; stored 0 new, 0 updated, 5 unchanged" in lines[0]
+    assert "5 PR(s) already stored from their commit, not read again" in lines[1]
+
+
+def test_known_commits_give_the_records_a_full_read_gives(clone: Path, tmp_path: Path) -> None:
+    wide = Window(
+        since=datetime(2026, 6, 1, tzinfo=UTC),
+        until=datetime(2026, 6, 30, tzinfo=UTC),
+        tz="UTC",
+        label="june",
+    )
+    with open_store(tmp_path / "a.sqlite3") as partial, open_store(tmp_path / "b.sqlite3") as whole:
+        _sync_known(partial, clone, day_window(DAY))  # one day first, then the month
+        report = _sync_known(partial, clone, wide)
+        sync_git(whole, clone, REPO, since=wide.since, until=wide.until)
+        assert list(partial.records.stream(REPO)) == list(whole.records.stream(REPO))
+    assert report.details.known == 5
+
+
+def test_a_stored_newer_commit_still_wins_over_an_older_one(tmp_path: Path) -> None:
+    repo = ScriptedRepo(tmp_path / "twice")
+    repo.write("f.txt", "old\n")
+    repo.commit("Fix the parser (#7)", "2026-06-08T01:00:00+00:00")
+    repo.write("f.txt", "new\n")
+    repo.commit("Fix the parser (#7)", "2026-06-10T01:00:00+00:00")
+    newest = repo.git("rev-parse", "HEAD").strip()
+    june = Window(
+        since=datetime(2026, 6, 1, tzinfo=UTC),
+        until=datetime(2026, 6, 30, tzinfo=UTC),
+        tz="UTC",
+        label="june",
+    )
+    with open_store(tmp_path / "db.sqlite3") as store:
+        _sync_known(store, repo.path, day_window(DAY))  # the newer commit only
+        report = _sync_known(store, repo.path, june)
+        stored = store.records.get(REPO, 7)
+    assert stored.merge_commit_sha == newest
+    assert report.skipped == 1
+    assert "already read from a newer commit" in report.skipped_examples[0].reason

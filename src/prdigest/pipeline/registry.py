@@ -9,7 +9,7 @@ is one module and one line in :data:`SOURCES` or :data:`WRITERS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,8 +86,16 @@ def _git(
 ) -> Iterator[Source]:
     from prdigest.sources.git import GitSource  # each source loads when it is used
 
+    def known(shas: Sequence[str]) -> Mapping[str, int]:
+        return store.records.stored_merge_commits(spec.repo, shas)
+
     yield GitSource(
-        _needs_path(spec), spec.repo, branch=spec.branch, progress=progress, fetch=spec.fetch
+        _needs_path(spec),
+        spec.repo,
+        branch=spec.branch,
+        progress=progress,
+        fetch=spec.fetch,
+        known=known,
     )
 
 

@@ -21,14 +21,14 @@ trailers and a record has a single ``author``; for a true merge, the merged comm
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from prdigest.core.errors import ConfigError
+from prdigest.core.errors import ConfigError, SourceError
 from prdigest.core.names import check_repo
 from prdigest.core.records import SCHEMA_ID, Commit, FileChange, PullRequest
 from prdigest.sources.base import Skipped
@@ -257,7 +257,78 @@ def read_prs(
     """
     check_repo(repo)
     target = resolve_branch(path, branch)
-    return read_branch(path, repo, target, since=since, until=until)
+    items = read_branch(path, repo, target, since=since, until=until)
+    return (item for item in items if not isinstance(item, Stored))  # none without ``known``
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A commit of the window whose PR the store already holds: its diff was not read."""
+
+    sha: str
+    number: int
+
+
+# merge commit shas → PR numbers of those the store already holds
+KnownCommits = Callable[[Sequence[str]], Mapping[str, int]]
+
+
+def list_commits(
+    path: Path, target: Branch, since: datetime | None, until: datetime | None
+) -> list[tuple[str, datetime]]:
+    """(sha, committer date) of the window's first-parent commits, newest first: headers only,
+    cheap next to the diffs."""
+    args = ["--first-parent", "--format=%H %cI", *_window_args(path, since, until)]
+    _, out, _ = runner.run(path, "log", *args, target.ref, "--")
+    listed = []
+    for line in out.decode().split("\n"):
+        sha, _, date = line.partition(" ")
+        if sha and date:
+            listed.append((sha, datetime.fromisoformat(date)))
+    return listed
+
+
+def _in_window(moment: datetime, since: datetime | None, until: datetime | None) -> bool:
+    # git's --until is inclusive and its --since relies on ordered dates: be exact here
+    return (until is None or moment < until) and (since is None or moment >= since)
+
+
+def _commits(
+    path: Path,
+    target: Branch,
+    since: datetime | None,
+    until: datetime | None,
+    known: KnownCommits | None,
+) -> Iterator[RawCommit | Stored]:
+    """The window's commits with their diffs, except those ``known`` says are stored (which
+    come out as :class:`Stored`, in their place, without their diff ever being read)."""
+    if known is None:
+        args = [*_DIFF_OPTIONS, *_window_args(path, since, until), target.ref, "--"]
+        with runner.stream(path, "log", *args) as readline:
+            yield from parse_log(readline)
+        return
+    listed = [
+        (sha, at)
+        for sha, at in list_commits(path, target, since, until)
+        if _in_window(at, since, until)
+    ]
+    stored = known([sha for sha, _ in listed])
+    wanted = [sha for sha, _ in listed if sha not in stored]
+    if not wanted:
+        yield from (Stored(sha, stored[sha]) for sha, _ in listed)
+        return
+    given = "".join(f"{sha}\n" for sha in wanted).encode()
+    args = [*_DIFF_OPTIONS, "--no-walk=unsorted", "--stdin"]
+    with runner.stream(path, "log", *args, stdin=given) as readline:
+        parsed = parse_log(readline)
+        for sha, _ in listed:
+            if sha in stored:
+                yield Stored(sha, stored[sha])
+                continue
+            commit = next(parsed, None)
+            if commit is None or commit.sha != sha:
+                raise SourceError(f"git log did not show commit {sha[:10]} in the order asked")
+            yield commit
 
 
 def read_branch(
@@ -267,18 +338,20 @@ def read_branch(
     *,
     since: datetime | None = None,
     until: datetime | None = None,
-) -> Generator[PullRequest | Skipped, None, None]:
-    """:func:`read_prs` for an already resolved branch."""
+    known: KnownCommits | None = None,
+) -> Generator[PullRequest | Skipped | Stored, None, None]:
+    """:func:`read_prs` for an already resolved branch; with ``known``, the commits whose PR
+    is stored already are listed first and their diffs never read (:class:`Stored`)."""
     shallow = _shallow_boundaries(path)
     merges = MergeCommits(path)
     seen: set[int] = set()
-    args = [*_DIFF_OPTIONS, *_window_args(path, since, until), target.ref, "--"]
-    with runner.stream(path, "log", *args) as readline:
-        for commit in parse_log(readline):
-            # git's --until is inclusive and its --since relies on ordered dates: be exact here
-            if (until is not None and commit.committed_at >= until) or (
-                since is not None and commit.committed_at < since
-            ):
+    for commit in _commits(path, target, since, until, known):
+        if isinstance(commit, Stored):
+            seen.add(commit.number)  # the newer commit of a number stands, stored or not
+            yield commit
+            continue
+        if True:
+            if not _in_window(commit.committed_at, since, until):
                 continue
             if commit.sha in shallow:
                 subject = commit.message.split("\n", 1)[0]

@@ -73,16 +73,21 @@ def check_repository(path: Path) -> None:
 
 
 @contextmanager
-def stream(path: Path, *args: str) -> Iterator[ReadLine]:
+def stream(path: Path, *args: str, stdin: bytes | None = None) -> Iterator[ReadLine]:
     """Run a git command and hand out ``readline(limit)`` on its stdout, as bytes.
 
-    The process is killed when the caller stops early (a generator closed half way); a
-    non-zero exit after a full read becomes a :class:`SourceError` with git's message.
+    ``stdin`` (e.g. the commits of ``--stdin``) is fed from a temporary file, so git never
+    waits on us to write while we wait on it to read. The process is killed when the caller
+    stops early (a generator closed half way); a non-zero exit after a full read becomes a
+    :class:`SourceError` with git's message.
     """
-    with tempfile.TemporaryFile() as errors:
+    with tempfile.TemporaryFile() as errors, tempfile.TemporaryFile() as given:
+        given.write(stdin or b"")
+        given.seek(0)
         try:
             process = subprocess.Popen(
                 command(path, *args),
+                stdin=given if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=errors,
                 bufsize=1 << 20,

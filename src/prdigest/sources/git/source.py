@@ -2,8 +2,11 @@
 
 No token, no network. Records are read by :mod:`.reader` and stored by the one sync loop
 (:func:`prdigest.sources.base.sync`), 200 to a transaction, so an interrupted sync keeps what
-it stored and a re-run changes nothing that did not change. A git record knows no discussion,
-so it never replaces a record stored from GitHub or an import (``yields_to_others``).
+it stored and a re-run changes nothing that did not change. With ``known`` (the store's
+lookup of merge commits), the commits whose PR is stored already are not read again: a re-run
+lists the window's commits (headers only) and reads the diffs of the new ones alone. A git
+record knows no discussion, so it never replaces a record stored from GitHub or an import
+(``yields_to_others``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from prdigest.sources.base import Details, Fetched, Item, Progress, Skipped, Syn
 from prdigest.sources.git.fetch import fetch
 from prdigest.sources.git.reader import (
     Branch,
+    KnownCommits,
+    Stored,
     count_commits,
     newest_commit_at,
     read_branch,
@@ -38,6 +43,7 @@ class GitDetails:
 
     branch: str = ""
     commits: int = 0  # first-parent commits of the window
+    known: int = 0  # of which the store holds the PR already: not read again
     newest_commit_at: datetime | None = None  # the branch tip, when the window was empty
     label: str = ""
     tz: str = ""
@@ -61,9 +67,12 @@ class GitDetails:
             return [line]
         stored = report.stored
         lines = [
-            f"{where}: {self.commits} commit(s), {report.found} PR(s) found; "
-            f"stored {stored.new} new, {stored.updated} updated, {stored.unchanged} unchanged"
+            f"{where}: {self.commits} commit(s), {report.found + self.known} PR(s) found; "
+            f"stored {stored.new} new, {stored.updated} updated, "
+            f"{stored.unchanged + self.known} unchanged"
         ]
+        if self.known:
+            lines.append(f"  {self.known} PR(s) already stored from their commit, not read again")
         if report.kept:
             lines.append(
                 f"  {report.kept} PR(s) already stored from a richer source, left unchanged"
@@ -91,6 +100,7 @@ class GitSource:
     fetch: bool = False  # ``git fetch`` before reading (scheduled runs)
     flush_every: int = BATCH
     yields_to_others: bool = True
+    known: KnownCommits | None = None  # the store's lookup: commits stored need no re-read
     _details: GitDetails = field(default_factory=GitDetails)
 
     def read(self, window: Window | None) -> Iterator[Item]:
@@ -107,10 +117,15 @@ class GitSource:
         if self.fetch:
             self._fetch(target, until)
         total = count_commits(self.path, target, since, until) if self.progress else 0
-        items = read_branch(self.path, self.repo, target, since=since, until=until)
+        items = read_branch(
+            self.path, self.repo, target, since=since, until=until, known=self.known
+        )
         for done, item in enumerate(items, start=1):
             details.commits += 1
-            yield item if isinstance(item, Skipped) else Fetched(item)
+            if isinstance(item, Stored):
+                details.known += 1
+            else:
+                yield item if isinstance(item, Skipped) else Fetched(item)
             if self.progress:
                 self.progress(done, total)
         if details.commits == 0:
