@@ -158,3 +158,32 @@ def test_db_from_environment(
     monkeypatch.setenv("PRDIGEST_DB", str(tmp_path / "env.sqlite3"))
     code, _, _ = run(capsys, "import", str(sample_jsonl))
     assert code == 0 and (tmp_path / "env.sqlite3").exists()
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_a_database_url_is_never_a_file_and_never_shows_its_password(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    # nothing listens on port 1 of loopback: the connection is refused at once
+    url = "postgresql+psycopg://reader:s3cret@127.0.0.1:1/prdigest"
+    if how == "environment":
+        monkeypatch.setenv("PRDIGEST_DB", url)
+        code, out, err = run(capsys, "export")
+    else:
+        code, out, err = run(capsys, "export", "--db", url)
+    assert code == 4, err
+    assert err.startswith("Error: cannot open store postgresql+psycopg://reader:***@127.0.0.1:1")
+    assert "s3cret" not in out + err
+    assert list(tmp_path.rglob("*")) == []  # no SQLite file named after the URL
+
+
+def test_a_malformed_database_url_is_refused_without_echoing_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "export", "--db", "postgresql+psycopg://u:s3cret@host:notaport/x")
+    assert code == 2
+    assert "not a valid SQLAlchemy URL" in err and "s3cret" not in err

@@ -39,21 +39,54 @@ def checked_repo(ctx: click.Context, param: click.Parameter, value: str | None) 
     return None if value is None else check_repo(value)
 
 
-def default_db() -> Path:
-    """``$PRDIGEST_DB`` or ``prdigest.sqlite3`` in the user's data directory."""
+def default_db() -> str | Path:
+    """``$PRDIGEST_DB`` (a path or a SQLAlchemy URL) or ``prdigest.sqlite3`` in the user's data
+    directory."""
     from platformdirs import user_data_dir
 
     env = os.environ.get("PRDIGEST_DB")
-    return Path(env) if env else Path(user_data_dir("prdigest")) / "prdigest.sqlite3"
+    if env:
+        return env if "://" in env else Path(env)
+    return Path(user_data_dir("prdigest")) / "prdigest.sqlite3"
+
+
+DbTarget = str | Path  # a SQLAlchemy URL (str) or a SQLite file (Path)
+
+
+class DbType(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2
+    """``--db``: a SQLAlchemy URL (``postgresql+psycopg://…``, kept as it is: never turned into
+    a file name) or the path of a SQLite file. A malformed URL is refused without echoing it,
+    since it may hold a password."""
+
+    name = "PATH|URL"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> DbTarget:
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        if "://" not in text:
+            return Path(text)
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            make_url(text)
+        except (ArgumentError, ValueError):  # ValueError: e.g. a port that is not a number
+            scheme = text.split("://", 1)[0]
+            self.fail(f"not a valid SQLAlchemy URL (scheme {scheme!r})", param, ctx)
+        return text
 
 
 def db_option(func: F) -> F:
     return click.option(
         "--db",
         "db",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=DbType(),
         default=None,
-        help="SQLite file (or SQLAlchemy URL via PRDIGEST_DB). Default: user data dir.",
+        help="SQLite file or SQLAlchemy URL (postgresql+psycopg://…). Default: $PRDIGEST_DB, "
+        "else the user data dir.",
     )(func)
 
 
@@ -163,10 +196,10 @@ def make_window(day: str | None, since: str | None, until: str | None, tz: str) 
 
 
 @contextmanager
-def opened(db: Path | None) -> Iterator[Store]:
+def opened(db: DbTarget | None) -> Iterator[Store]:
     from prdigest.store import open_store
 
-    target: str | Path = db if db is not None else os.environ.get("PRDIGEST_DB") or default_db()
+    target = db if db is not None else default_db()
     store = open_store(target)
     try:
         yield store
@@ -219,7 +252,7 @@ def emit(data: bytes, out: Path | None) -> None:
 
 def store_location() -> str:
     """Where commands without ``--db`` (and without a config's ``db``) keep the store."""
-    target = os.environ.get("PRDIGEST_DB") or str(default_db())
+    target = str(default_db())
     if "://" in target:
         from prdigest.store.engine import safe_url  # a URL: never show its password
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import click
 
 from prdigest.cli import (
+    DbTarget,
+    DbType,
     F,
     as_lang,
     checked_repo,
@@ -66,14 +68,14 @@ SAMPLE_DATE = "2026-06-10"
 @click.option(
     "--db",
     "db",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=DbType(),
     default=None,
-    help="Keep the sample store in this file (default: a temporary one).",
+    help="Keep the sample store in this file or database (default: a temporary one).",
 )
 @digest_options
 def demo(
     day: str,
-    db: Path | None,
+    db: DbTarget | None,
     top: int,
     fmt: str,
     lang: str,
@@ -113,7 +115,7 @@ def _import_file(store: Store, path: Path) -> SyncReport:
 @cli.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @db_option
-def import_(file: Path, db: Path | None) -> None:
+def import_(file: Path, db: DbTarget | None) -> None:
     """Import PR records from a prdigest.pr/v1 JSONL file (bad lines are reported, not fatal).
 
     
@@ -144,7 +146,7 @@ def import_(file: Path, db: Path | None) -> None:
     help="Write to this file instead of stdout.",
 )
 @db_option
-def export(repo: str | None, out: Path | None, db: Path | None) -> None:
+def export(repo: str | None, out: Path | None, db: DbTarget | None) -> None:
     """Export stored PR records as prdigest.pr/v1 JSONL.
 
     
@@ -207,7 +209,7 @@ def digest(
     budget_tokens: int | None,
     max_cost_tokens: int | None,
     no_store: bool,
-    db: Path | None,
+    db: DbTarget | None,
 ) -> None:
     """Digest the stored PRs merged in a window, and store the digest for site and publish.
 
@@ -252,7 +254,7 @@ class WriterChoice:
 class Output:
     """Where a digest goes: the store it is read from (and kept in), the format, a file."""
 
-    db: Path | None
+    db: DbTarget | None
     fmt: str
     out: Path | None
     store: bool = True  # keep the digest in the store (``--no-store``: do not)
@@ -291,7 +293,7 @@ def write_digest(
     help="Repository preset TOML (default: bundled for the repo, else generic).",
 )
 @db_option
-def explain_(ref: str, fmt: str, preset_path: Path | None, db: Path | None) -> None:
+def explain_(ref: str, fmt: str, preset_path: Path | None, db: DbTarget | None) -> None:
     """Show the dossier, level and reasons of one stored PR.
 
     

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from prdigest.cli import cli, db_option, emit, opened
+from prdigest.cli import DbTarget, cli, db_option, emit, opened
 from prdigest.pipeline.evaluate import cross_validate
 from prdigest.pipeline.evaluate import evaluate as evaluate_triage
 from prdigest.triage.evaluate import format_report
@@ -90,7 +90,7 @@ def eval_entries(
     fmt: str,
     json_out: Path | None,
     repo: str | None,
-    db: Path | None,
+    db: DbTarget | None,
 ) -> None:
     """Compare generated entries with a human-written reference digest (the default).
 
@@ -110,7 +110,7 @@ def eval_entries(
     click.echo(payload if fmt == "json" else format_table(report), nl=fmt != "json")
 
 
-def _participants(db: Path, repo: str, mapping: Any) -> dict[int, set[str]]:
+def _participants(db: DbTarget, repo: str, mapping: Any) -> dict[int, set[str]]:
     numbers = [n for n in (mapping.values() if isinstance(mapping, dict) else mapping) if n]
     found: dict[int, set[str]] = {}
     with opened(db) as store:
@@ -161,7 +161,7 @@ def eval_triage(
     model_path: Path | None,
     preset_path: Path | None,
     fmt: str,
-    db: Path | None,
+    db: DbTarget | None,
 ) -> None:
     """Agreement of triage with labelled PRs: levels, must-read recall, daily picks.
 

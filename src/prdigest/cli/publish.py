@@ -18,6 +18,7 @@ import click
 import httpx
 
 from prdigest.cli import (
+    DbTarget,
     F,
     as_lang,
     checked_repo,
@@ -73,7 +74,7 @@ def optional_config(path: Path | None) -> Config | None:
 
 
 @contextmanager
-def store_for(db: Path | None, config: Config | None) -> Iterator[Store]:
+def store_for(db: DbTarget | None, config: Config | None) -> Iterator[Store]:
     """``--db``, else the config's ``db``, else ``$PRDIGEST_DB``, else the user data dir."""
     target: str | Path
     if db is not None:
@@ -81,7 +82,7 @@ def store_for(db: Path | None, config: Config | None) -> Iterator[Store]:
     elif config is not None and config.db:
         target = config.db
     else:
-        target = os.environ.get("PRDIGEST_DB") or default_db()
+        target = default_db()
     store = open_store(target)
     try:
         yield store
@@ -166,7 +167,7 @@ def site(
     top: int,
     lang: str,
     config_path: Path | None,
-    db: Path | None,
+    db: DbTarget | None,
 ) -> None:
     """Build the static site (pages, feeds, JSON) from the stored digests.
 
@@ -273,7 +274,7 @@ def publish(
     label: str | None,
     force: bool,
     config_path: Path | None,
-    db: Path | None,
+    db: DbTarget | None,
 ) -> None:
     """Deliver stored digests to chat or e-mail channels from the config.
 
@@ -423,7 +424,7 @@ def run_all_command(
     repo: str | None,
     no_publish: bool,
     as_json: bool,
-    db: Path | None,
+    db: DbTarget | None,
 ) -> None:
     """Sync, digest, build the site and deliver, for every configured repository.
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from prdigest.cli import (
+    DbTarget,
     as_lang,
     cli,
     db_option,
@@ -54,7 +55,7 @@ def _spec(
 def _sync(
     window: Window,
     repo: str,
-    db: Path | None,
+    db: DbTarget | None,
     git_path: Path | None,
     branch: str | None,
     github: dict[str, object],
@@ -89,7 +90,7 @@ def sync(
     tz: str,
     git_path: Path | None,
     branch: str | None,
-    db: Path | None,
+    db: DbTarget | None,
     **github: object,
 ) -> None:
     """Store the PRs merged in a window, from GitHub (resumable) or from a local clone (--git).
@@ -130,7 +131,7 @@ def run(
     budget_tokens: int | None,
     max_cost_tokens: int | None,
     no_store: bool,
-    db: Path | None,
+    db: DbTarget | None,
     **github: object,
 ) -> None:
     """Sync a window (GitHub, or a clone with --git), then write and store its digest.

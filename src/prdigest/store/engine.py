@@ -47,7 +47,7 @@ def safe_url(url: str) -> str:
 
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:  # an unparsable URL is shown only by its scheme
+    except (ArgumentError, ValueError):  # an unparsable URL is shown only by its scheme
         return url.split("://", 1)[0] + "://…"
 
 
@@ -102,4 +102,9 @@ def open_engine(target: str | Path) -> Engine:
             _migrate(engine)
     except SQLAlchemyError as exc:
         raise StorageError(f"cannot open store {safe_url(url)}: {exc.__class__.__name__}") from exc
+    except ImportError as exc:  # the URL's driver (e.g. psycopg) is not installed
+        raise StorageError(
+            f"cannot open store {safe_url(url)}: its database driver {exc.name or ''} is not "
+            "installed (PostgreSQL: pip install 'prdigest[postgres]')"
+        ) from exc
     return engine
