@@ -267,10 +267,11 @@ def write_digest(
     (so ``site`` and ``publish`` see it) and report model cost. ``synced``: the window was just
     synced, so an empty one is true; otherwise an unknown repository is an error (exit 5) and
     an empty window gets a note."""
+    writer = choice.make()  # a writer's configuration error comes before any store check
     with opened(output.db) as store, progress_bar("digest") as progress:
         if not synced:
             require_repo(store, options.repo, options.window)
-        result = run_digest(store, options, choice.make(), progress)
+        result = run_digest(store, options, writer, progress)
         note = None if synced else empty_window_note(store, result.digest)
         kept = store.digests.put(result.digest) if output.store else None
         location = store.location

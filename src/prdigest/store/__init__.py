@@ -51,13 +51,15 @@ class Store:
         self.checkpoints = GitHubCheckpoints(engine)
 
     def __repr__(self) -> str:
-        return f"Store({self.location})"
+        return f"Store({safe_url(str(self._engine.url))})"
 
     @property
     def location(self) -> str:
         """Where the store is, for messages: a SQLite file's path, else the URL sans password."""
-        url = safe_url(str(self._engine.url))
-        return url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+        url = self._engine.url
+        if url.get_backend_name() == "sqlite":
+            return url.database or ":memory:"
+        return safe_url(url.render_as_string(hide_password=False))
 
     def close(self) -> None:
         self._engine.dispose()
