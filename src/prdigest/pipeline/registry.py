@@ -95,6 +95,7 @@ def _git(
         branch=spec.branch,
         progress=progress,
         fetch=spec.fetch,
+        environment=dict(env),
         known=known,
     )
 

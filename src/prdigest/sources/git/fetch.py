@@ -11,9 +11,9 @@ commit is older than the end of the window (the digest may miss PRs).
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +41,7 @@ def _remotes(path: Path) -> list[str]:
     return out.decode(errors="replace").split()
 
 
-def fetch(path: Path, branch_ref: str) -> FetchOutcome:
+def fetch(path: Path, branch_ref: str, environment: Mapping[str, str]) -> FetchOutcome:
     """``git fetch`` the remote the branch comes from (``origin/main`` → ``origin``), else
     ``origin``, else the first remote."""
     runner.check_repository(path)
@@ -50,7 +50,7 @@ def fetch(path: Path, branch_ref: str) -> FetchOutcome:
         return FetchOutcome(remote=None)
     head = branch_ref.split("/", 1)[0]
     remote = head if head in remotes else ("origin" if "origin" in remotes else remotes[0])
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    env = {**environment, "GIT_TERMINAL_PROMPT": "0"}  # the caller's environment, no prompt
     try:
         done = subprocess.run(
             runner.command(path, "fetch", "--quiet", "--prune", remote),

@@ -12,7 +12,7 @@ record knows no discussion, so it never replaces a record stored from GitHub or 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -98,6 +98,7 @@ class GitSource:
     branch: str | None = None
     progress: Progress | None = None
     fetch: bool = False  # ``git fetch`` before reading (scheduled runs)
+    environment: Mapping[str, str] = field(default_factory=dict)  # for git fetch (credentials)
     flush_every: int = BATCH
     yields_to_others: bool = True
     known: KnownCommits | None = None  # the store's lookup: commits stored need no re-read
@@ -133,7 +134,7 @@ class GitSource:
 
     def _fetch(self, target: Branch, until: datetime | None) -> None:
         """Update the clone; offline, warn when its newest commit is older than the window."""
-        outcome = fetch(self.path, target.ref)
+        outcome = fetch(self.path, target.ref, self.environment)
         if outcome.offline is None:
             return
         newest = newest_commit_at(self.path, target)
