@@ -126,7 +126,7 @@ def test_the_help_lists_commands_in_sections(capsys: pytest.CaptureFixture[str])
         elif section in SECTIONS and re.match(r"^  \S", line):
             found.setdefault(section, []).append(line.split()[0])
     assert list(found) == list(SECTIONS)
-    assert found["Start here"] == ["demo", "config"]
+    assert found["Start here"] == ["init", "demo", "config"]
     assert found["Daily"][:4] == ["run-all", "run", "sync", "digest"]
     assert found["Publish"] == ["site", "serve", "publish"]
     assert sorted(n for names in found.values() for n in names) == sorted(cli.commands)

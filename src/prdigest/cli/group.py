@@ -19,6 +19,7 @@ SECTIONS = (START, DAILY, PUBLISH, INSPECT)
 
 # name → (module under prdigest.cli, help section); the help lists them in this order.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("init", START),
     "demo": ("core", START),
     "config": ("publish", START),
     "run-all": ("publish", DAILY),

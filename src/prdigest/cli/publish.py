@@ -36,11 +36,21 @@ from prdigest.core.window import DAY_HELP, DEFAULT_TZ, local_day
 from prdigest.pipeline.config import DEFAULT_CONFIG, Config, SiteConfig, load_config
 from prdigest.pipeline.config import missing_env as find_missing_env
 from prdigest.pipeline.digest import DigestOptions, build_digest, require_records
-from prdigest.pipeline.run_all import RepoRun, RunReport, publish_stored, run_all
+from prdigest.pipeline.run_all import (
+    RepoRun,
+    RunReport,
+    Target,
+    publish_stored,
+    publish_targets,
+    run_all,
+    send_hello,
+    skips_empty,
+)
 from prdigest.publish.channels import Channel, make_channel, secret_fields
 from prdigest.publish.channels.base import ChannelConfigBase
 from prdigest.publish.channels.email import EmailConfig
 from prdigest.publish.deliver import DeliveryOutcome
+from prdigest.publish.preview import preview, summary_of
 from prdigest.publish.site.builder import SiteOptions, SiteReport, build_site
 from prdigest.publish.site.serve import make_server, url_of
 from prdigest.store import Store, open_store
@@ -266,6 +276,17 @@ def _outcome_line(outcome: DeliveryOutcome) -> str:
     help=f"The stored digest's day ({DAY_HELP}) or window label (default: the newest).",
 )
 @click.option("--force", is_flag=True, help="Send even if the channel already has it.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the exact payload of each delivery instead of sending it (no secrets needed).",
+)
+@click.option(
+    "--test",
+    "hello",
+    is_flag=True,
+    help="Send each channel a short test message instead of a digest (nothing is logged).",
+)
 @config_option
 @db_option
 def publish(
@@ -273,6 +294,8 @@ def publish(
     repo: str | None,
     label: str | None,
     force: bool,
+    dry_run: bool,
+    hello: bool,
     config_path: Path | None,
     db: DbTarget | None,
 ) -> None:
@@ -283,9 +306,19 @@ def publish(
       prdigest publish --to team
       prdigest publish --to all -r vllm-project/vllm -d yesterday
       prdigest publish --to team --force -c prdigest.toml
+      prdigest publish --to team --dry-run
+      prdigest publish --to all --test
     """
     config = load_config(config_file(config_path))
     names = list(config.channels) if "all" in targets else list(dict.fromkeys(targets))
+    if dry_run and hello:
+        raise click.UsageError("give --dry-run or --test, not both")
+    if hello:
+        _send_hello(config, names)
+        return
+    if dry_run:
+        _dry_run(config, names, repo, label, db)
+        return
     with httpx.Client(timeout=HTTP_TIMEOUT) as client, store_for(db, config) as store:
         channels = build_channels(config, client)
         outcomes = publish_stored(
@@ -296,6 +329,58 @@ def publish(
     failed = sum(1 for o in outcomes if not o.ok)
     if failed:
         raise PublishError(f"{failed} delivery(ies) failed; they are retried by the next run")
+
+
+DRY_RUN_SECRET = "prdigest-dry-run-placeholder"  # stands in for every secret: nothing is sent
+
+
+def _dry_run(
+    config: Config, names: list[str], repo: str | None, label: str | None, db: Path | None
+) -> None:
+    """Each delivery ``publish`` would make, as the exact payload, on stdout."""
+    with httpx.Client() as client, store_for(db, config) as store:
+        channels = {
+            name: make_channel(
+                name,
+                channel,
+                {field: Secret(DRY_RUN_SECRET) for field in secret_fields(channel)},
+                client=client,
+            )
+            for name, channel in config.channels.items()
+        }
+        targets = publish_targets(store, config, channels, names, repo=repo, label=label)
+        for target in targets:
+            click.echo(_dry_run_header(config, store, target))
+            summary = summary_of(store.digests, target.stored, config.site.base_url)
+            click.echo(preview(channels[target.channel], summary), nl=False)
+
+
+def _dry_run_header(config: Config, store: Store, target: Target) -> str:
+    """``--- team (feishu, signed when sent): owner/name 2026-06-10 [what publish would do]``."""
+    stored, channel = target.stored, config.channels[target.channel]
+    state = []
+    sent = store.deliveries.get(target.channel, stored.repo, stored.label, stored.lang)
+    if sent is not None and sent.status == "sent":
+        state.append("already sent: publish skips it unless --force")
+    if target.empty and skips_empty(config, target.repo, target.channel):
+        state.append("no PRs merged: publish skips it unless --force")
+    signed = ", signed when sent" if getattr(channel, "secret_env", None) else ""
+    note = f" [{'; '.join(state)}]" if state else ""
+    kind = getattr(channel, "type", "?")
+    return f"--- {target.channel} ({kind}{signed}): {stored.repo} {stored.label}{note}"
+
+
+def _send_hello(config: Config, names: list[str]) -> None:
+    with httpx.Client(timeout=HTTP_TIMEOUT) as client:
+        outcomes = send_hello(config, build_channels(config, client), names)
+    for outcome in outcomes:
+        if outcome.error is None:
+            info(f"  sent test     {outcome.channel}", err=False)
+        else:
+            click.echo(f"  FAILED        {outcome.channel}: {outcome.error}")
+    failed = sum(1 for o in outcomes if o.error is not None)
+    if failed:
+        raise PublishError(f"{failed} test message(s) failed")
 
 
 @cli.group("config")

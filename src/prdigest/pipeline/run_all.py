@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from prdigest.core.errors import ConfigError, NotFoundError, PrdigestError
-from prdigest.core.models import Window
+from prdigest.core.errors import ConfigError, DeliveryError, NotFoundError, PrdigestError
+from prdigest.core.models import Digest, Window
 from prdigest.core.window import local_day
 from prdigest.pipeline.config import Config, RepoConfig
 from prdigest.pipeline.credentials import Environment
@@ -28,6 +28,7 @@ from prdigest.pipeline.registry import SourceSpec, WriterSpec, make_writer, sync
 from prdigest.publish.channels import Channel
 from prdigest.publish.deliver import DeliveryOutcome, deliver, retry_failed
 from prdigest.publish.site.builder import SiteReport, build_site
+from prdigest.publish.summary import hello_summary
 from prdigest.sources.base import SyncReport
 from prdigest.sources.git.source import GitDetails
 from prdigest.store import Store
@@ -182,6 +183,63 @@ def skips_empty(config: Config, repo: RepoConfig, channel: str) -> bool:
     return repo.skip_empty if own is None else own
 
 
+@dataclass(frozen=True)
+class Target:
+    """One delivery ``publish`` would make: a channel, a repository, its stored digest."""
+
+    channel: str
+    repo: RepoConfig
+    stored: StoredDigest
+
+    @property
+    def empty(self) -> bool:
+        return self.stored.total == 0
+
+
+def _check_names(channels: Mapping[str, Channel], names: list[str]) -> None:
+    for name in names:
+        if name not in channels:
+            known = ", ".join(sorted(channels)) or "none"
+            raise ConfigError(f"no channel named {name!r} (configured: {known})", key="--to")
+
+
+def _routes(config: Config, names: list[str], repo: str | None) -> list[tuple[str, RepoConfig]]:
+    repos = [config.repo(repo)] if repo else list(config.repos)
+    pairs = [(n, r) for n in names for r in repos if n in config.channels_for(r)]
+    if not pairs:
+        raise ConfigError("no configured repository goes to these channels", key="--to")
+    return pairs
+
+
+def publish_targets(
+    store: Store,
+    config: Config,
+    channels: Mapping[str, Channel],
+    names: list[str],
+    *,
+    repo: str | None = None,
+    label: str | None = None,
+    now: datetime | None = None,
+) -> list[Target]:
+    """What ``publish`` sends: for each named channel and each repository routed to it, the
+    stored digest (the newest, or ``label``'s); a missing one is a :class:`NotFoundError`."""
+    _check_names(channels, names)
+    now = now or datetime.now(UTC)
+    targets = []
+    for name, repo_config in _routes(config, names, repo):
+        wanted = stored_label(repo_config, label, now) if label else None
+        found = store.digests.query(repo_config.name, label=wanted, lang=repo_config.lang)
+        if not found:
+            when = f"for {wanted}" if wanted else "yet"
+            raise NotFoundError(
+                f"no stored digest of {repo_config.name} ({repo_config.lang}) {when} in the "
+                f"store {store.location} (make one with `prdigest run-all`, `prdigest run` or "
+                "`prdigest digest`)"
+            )
+        targets.append(Target(name, repo_config, found[0]))
+    return targets
+
+
 def publish_stored(
     store: Store,
     config: Config,
@@ -198,37 +256,52 @@ def publish_stored(
     Each configured repository goes to the channels it is routed to; the delivery log still
     keeps a channel from getting a digest twice unless ``force`` is given.
     """
-    for name in names:
-        if name not in channels:
-            known = ", ".join(sorted(channels)) or "none"
-            raise ConfigError(f"no channel named {name!r} (configured: {known})", key="--to")
-    repos = [config.repo(repo)] if repo else list(config.repos)
-    pairs = [(n, r) for n in names for r in repos if n in config.channels_for(r)]
-    if not pairs:
-        raise ConfigError("no configured repository goes to these channels", key="--to")
     outcomes = []
-    now = now or datetime.now(UTC)
-    for name, repo_config in pairs:
-        wanted = stored_label(repo_config, label, now) if label else None
-        found = store.digests.query(repo_config.name, label=wanted, lang=repo_config.lang)
-        if not found:
-            when = f"for {wanted}" if wanted else "yet"
-            raise NotFoundError(
-                f"no stored digest of {repo_config.name} ({repo_config.lang}) {when} in the "
-                f"store {store.location} (make one with `prdigest run-all`, `prdigest run` or "
-                "`prdigest digest`)"
-            )
-        if found[0].total == 0 and not force and skips_empty(config, repo_config, name):
-            outcomes.append(skipped_empty(name, found[0]))
+    for target in publish_targets(store, config, channels, names, repo=repo, label=label, now=now):
+        if target.empty and not force and skips_empty(config, target.repo, target.channel):
+            outcomes.append(skipped_empty(target.channel, target.stored))
             continue
         outcomes.append(
             deliver(
                 store.digests,
                 store.deliveries,
-                channels[name],
-                found[0],
+                channels[target.channel],
+                target.stored,
                 base_url=config.site.base_url,
                 force=force,
             )
         )
+    return outcomes
+
+
+@dataclass(frozen=True)
+class HelloOutcome:
+    channel: str
+    error: str | None = None
+
+
+def send_hello(
+    config: Config, channels: Mapping[str, Channel], names: list[str], now: datetime | None = None
+) -> list[HelloOutcome]:
+    """``prdigest publish --test``: a short hello to each channel, naming the repositories
+    routed to it; nothing is stored or logged."""
+    _check_names(channels, names)
+    now = now or datetime.now(UTC)
+    outcomes = []
+    for name in names:
+        repos = [r for r in config.repos if name in config.channels_for(r)]
+        lang = repos[0].lang if repos else config.site.lang
+        first = repos[0] if repos else config.repos[0]
+        window = first.window_for(None, now)
+        digest = Digest(
+            repo=first.name, window=window, lang=lang, selected=(), others=(), total=0, counts={}
+        )
+        base = config.site.options().base_url
+        summary = hello_summary(digest, name, [r.name for r in repos] or ["-"], base)
+        try:
+            channels[name].send(summary)
+        except DeliveryError as exc:
+            outcomes.append(HelloOutcome(name, exc.message))
+            continue
+        outcomes.append(HelloOutcome(name))
     return outcomes

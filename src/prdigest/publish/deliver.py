@@ -14,8 +14,7 @@ from typing import Literal
 
 from prdigest.core.errors import DeliveryError
 from prdigest.publish.channels.base import Channel
-from prdigest.publish.site.layout import page_url
-from prdigest.publish.summary import build_summary
+from prdigest.publish.preview import summary_of
 from prdigest.store.deliveries import DeliveryRepository
 from prdigest.store.digests import DigestRepository, StoredDigest
 
@@ -57,10 +56,7 @@ def deliver(
             channel.name, stored.repo, stored.label, stored.lang, "already_sent", previous.attempts
         )
     retry = previous is not None and previous.status == "failed"
-    digest = digests.load(stored.repo, stored.label, stored.lang)
-    summary = build_summary(
-        digest, page_url=page_url(base_url, stored.repo, stored.label, stored.lang)
-    )
+    summary = summary_of(digests, stored, base_url)
     try:
         channel.send(summary)
     except DeliveryError as exc:

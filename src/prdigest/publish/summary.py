@@ -62,6 +62,7 @@ class Summary:
     entries: tuple[SummaryEntry, ...]  # every selected entry, rank order
     page_url: str | None
     read_more: str
+    notice: str | None = None  # replaces the empty-window line ("": no line), e.g. a test
 
     @property
     def repo(self) -> str:
@@ -80,6 +81,8 @@ class Summary:
 
     @property
     def empty(self) -> str | None:
+        if self.notice is not None:
+            return self.notice or None
         if self.digest.total:
             return None
         window = self.digest.window
@@ -95,6 +98,20 @@ def counts_text(digest: Digest) -> str:
         if digest.counts.get(level.value)
     ]
     return " · ".join(parts)
+
+
+def hello_summary(digest: Digest, channel: str, repos: list[str], page_url: str | None) -> Summary:
+    """A short hello for ``publish --test``: which channel, which repositories will come."""
+    words = locale(digest.lang)
+    return Summary(
+        digest=digest,
+        heading=words.say("summary", "test_heading"),
+        counts=words.say("summary", "test_body", channel=channel, repos=", ".join(repos)),
+        entries=(),
+        page_url=page_url,
+        read_more=words.say("summary", "read_more"),
+        notice="",
+    )
 
 
 def build_summary(digest: Digest, *, page_url: str | None) -> Summary:

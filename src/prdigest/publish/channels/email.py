@@ -127,6 +127,7 @@ class EmailChannel:
         for index, entry in enumerate(summary.top(self.top), start=1):
             lines += [
                 f"{index}. {entry.title}",
+                f"   {entry.reason}",
                 f"   #{entry.number} · {entry.level_label} · {entry.area}",
                 f"   {entry.link}",
                 "",
