@@ -335,7 +335,7 @@ DRY_RUN_SECRET = "prdigest-dry-run-placeholder"  # stands in for every secret: n
 
 
 def _dry_run(
-    config: Config, names: list[str], repo: str | None, label: str | None, db: Path | None
+    config: Config, names: list[str], repo: str | None, label: str | None, db: DbTarget | None
 ) -> None:
     """Each delivery ``publish`` would make, as the exact payload, on stdout."""
     with httpx.Client() as client, store_for(db, config) as store:
