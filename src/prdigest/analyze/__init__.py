@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from prdigest.analyze import body, design, discussion, moves, signals
+from prdigest.analyze import body, design, discussion, moves, salience, signals
 from prdigest.analyze.classify import classify_areas, classify_kind
 from prdigest.analyze.code import extract_symbols, extract_techniques, extract_tests, language_of
 from prdigest.analyze.patches import ParsedPatch, parse_patch
@@ -226,6 +226,14 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         for fact, change in zip(files, pr.files or (), strict=True)
         if change.patch and fact.role is not Role.DOCS and not fact.generated
     ]
+    copies = salience.duplicates(parsed)
+    if copies:  # the same change in several files: one copy carries the facts
+        files = [
+            f.model_copy(update={"duplicate_of": copies[f.path]}) if f.path in copies else f
+            for f in files
+        ]
+        by_path = {f.path: f for f in files}
+        parsed = [(by_path[fact.path], patch) for fact, patch in parsed]
     symbols, tests, techniques, found_moves = _code_facts(parsed)
     files = [
         f.model_copy(update={"moved_from": found_moves.files[f.path]})
@@ -233,6 +241,20 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         else f
         for f in files
     ]
+    salient, edits = salience.rank(
+        parsed,
+        symbols,
+        tests,
+        salience.Context(
+            title=pr.title,
+            body=pr.body or "",
+            python_carries=any(
+                f.role is Role.SOURCE and f.language == "python" and f.additions + f.deletions
+                for f in files
+            ),
+        ),
+        is_test_file,
+    )
     added_source = [
         line.text for fact, patch in parsed if fact.role is Role.SOURCE for line in patch.added()
     ]
@@ -286,6 +308,8 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         claims=tuple(body.extract_claims(pr.body)),
         rationale=tuple(body.extract_rationale(pr.body)),
         design=tuple(design.detect(parsed)),
+        edits=tuple(edits),
+        salient=tuple(salient),
         narrow=_narrow(tags, subject, preset),
         documented_knobs=signals.documented_knobs(
             [

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/7"
+ANALYZER_VERSION = "analyze/8"
 
 
 class _Frozen(BaseModel):
@@ -113,6 +113,7 @@ class FileFact(Fact):
     has_patch: bool = False
     generated: bool = False  # lock files and other generated text
     moved_from: str | None = None  # an added file whose text a removed file had (no git rename)
+    duplicate_of: str | None = None  # the same change as in this other file (a copied header)
 
 
 class SymbolFact(Fact):
@@ -203,6 +204,34 @@ class DesignFact(Fact):
     path: str
     line: int | None = None
     in_test: bool = False
+
+
+class EditFact(Fact):
+    """An expression the PR rewrote in place: what it was and what it became, verbatim
+    (``self.runner.block_size`` → ``self.kernel_block_size``)."""
+
+    path: str
+    line: int | None = None
+    before: str
+    after: str
+    symbol: str | None = None  # the definition the line sits in (new side), when known
+
+
+class SalientFact(Fact):
+    """A code name ranked by how much of the design it carries, not by its size
+    (``analyze.salience``): named in the title or body, exercised by new tests, a new class or
+    hook, a dispatch function, used from several files; logging helpers, duplicated files and
+    kernels whose Python side carries the change rank low."""
+
+    name: str
+    kind: Literal["symbol", "identifier"]
+    path: str
+    line: int | None = None
+    score: float
+    reasons: tuple[str, ...] = ()  # ids of analyze.salience.REASONS
+    symbol: str | None = None  # the SymbolFact id, for a definition
+    change: Literal["added", "modified", "removed", "used", "introduced", "gone"] = "used"
+    files: int = 1  # changed files whose lines use the name
 
 
 class ClaimFact(Fact):
@@ -341,6 +370,8 @@ class Dossier(_Frozen):
     claims: tuple[ClaimFact, ...]
     rationale: tuple[RationaleFact, ...] = ()
     design: tuple[DesignFact, ...] = ()
+    edits: tuple[EditFact, ...] = ()
+    salient: tuple[SalientFact, ...] = ()  # best first
     narrow: tuple[str, ...] = ()  # the preset's audience-confining words in the title
     documented_knobs: tuple[str, ...] = ()  # variables and flags that added docs lines name
     reviewers: tuple[ReviewerFact, ...]

@@ -7,9 +7,11 @@ from pathlib import PurePosixPath
 from prdigest.core.models import (
     Assessment,
     Dossier,
+    EditFact,
     Kind,
     Level,
     Role,
+    SalientFact,
     SignalKind,
     SymbolFact,
     TechniqueFact,
@@ -37,30 +39,62 @@ GENERIC_NAMES = frozenset(
 
 
 def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
-    """Source symbols worth naming, grouped by file, the most-changed files first (≤ 2 files)."""
+    """Source symbols worth naming, grouped by file (≤ 2 files, ≤ 3 names each): by salience
+    (``analyze.salience``), the file of the most salient name first; by lines changed for a
+    dossier without a ranking."""
+    by_id = {s.id: s for s in d.symbols}
+    ranked = [
+        by_id[x.symbol]
+        for x in d.salient
+        if x.kind == "symbol" and x.symbol in by_id and not _demoted(x, d)
+    ]
+    if not d.salient:
+        ranked = sorted((s for s in d.symbols if _nameable(s)), key=lambda s: -s.lines_changed)
     by_file: dict[str, list[SymbolFact]] = {}
-    for s in d.symbols:
-        if s.in_test or s.kind in ("step", "field") or not s.lines_changed:
-            continue
-        if s.change == "removed" and s.relocated:
-            continue  # said where it arrives ("moved from …"), not as a deletion
-        if s.name in GENERIC_NAMES and not s.parent:
+    for s in ranked:
+        if not _nameable(s):
             continue
         by_file.setdefault(s.path, []).append(s)
-    groups = sorted(by_file.values(), key=lambda g: -sum(s.lines_changed for s in g))
     picked = []
-    for group in groups[:2]:
+    for group in list(by_file.values())[:2]:
         added_classes = {
             s.name for s in group if s.kind in ("class", "struct") and s.change == "added"
         }
-        group = [
-            s for s in group if s.parent not in added_classes
-        ]  # a new class implies its methods
-        ranked = sorted(
-            group, key=lambda s: (s.name in GENERIC_NAMES, -s.lines_changed, s.line or 0)
-        )
-        picked.append(sorted(ranked[:3], key=lambda s: s.line or 0))
+        group = [s for s in group if s.parent not in added_classes]  # a new class implies them
+        picked.append(group[:3])
     return picked
+
+
+def _nameable(s: SymbolFact) -> bool:
+    if s.in_test or s.kind in ("step", "field") or not s.lines_changed:
+        return False
+    if s.change == "removed" and s.relocated:
+        return False  # said where it arrives ("moved from …"), not as a deletion
+    return not (s.name in GENERIC_NAMES and not s.parent)
+
+
+DEMOTED = ("helper", "duplicate", "kernel")
+
+
+def _demoted(x: SalientFact, d: Dossier) -> bool:
+    """A logging helper, a copy or a kernel is named only when nothing better is there."""
+    if not any(r in DEMOTED for r in x.reasons):
+        return False
+    return any(y.kind == "symbol" and not any(r in DEMOTED for r in y.reasons) for y in d.salient)
+
+
+REASON_ORDER = ("in_title", "in_body", "extension_point", "tested", "cross_file")
+
+
+def _reason_tag(name: str, d: Dossier, p: Phrases) -> str:
+    """Why a name matters, in words its salience reasons back ("" when none is worth saying)."""
+    fact = next((x for x in d.salient if x.name == name), None)
+    if fact is None:
+        return ""
+    reason = next((r for r in REASON_ORDER if r in fact.reasons), None)
+    if reason is None:
+        return ""
+    return p.w.paren[0] + p.get("reason", reason, files=fact.files) + p.w.paren[1]
 
 
 def _symbol_name(s: SymbolFact, p: Phrases, cited: Cited) -> str:
@@ -88,11 +122,18 @@ def _symbol_point(
     p: Phrases,
     cited: Cited,
     names: dict[str, str],
-) -> str:
+) -> str | None:
+    group = [s for s in group if s.name not in cited.refs]  # named by an earlier point
+    if not group:
+        return None
     by_change: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
+    tagged = False
     for s in group:
         cited.fact(s.id)
         shown = _symbol_name(s, p, cited)
+        tag = "" if tagged else _reason_tag(s.name, d, p)
+        tagged = tagged or bool(tag)
+        shown += tag
         change, extra = _change_of(s, p, cited, names)
         if not any(shown in items for items in by_change.values()):  # one name, said once
             by_change.setdefault((change, tuple(extra.items())), []).append(shown)
@@ -299,33 +340,96 @@ def _context_points(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
     return points
 
 
+def _edit_text(e: EditFact, p: Phrases, cited: Cited) -> str:
+    cited.fact(e.id)
+    return p.get(
+        "point",
+        "edit_pair",
+        before=cited.name(e.before, e.path),
+        after=cited.name(e.after, e.path, e.line),
+    )
+
+
+def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
+    """The expression the change rewrote in place (at most two of one file)."""
+    if not d.edits:
+        return None
+    first = d.edits[0]
+    same = [e for e in d.edits[1:3] if e.path == first.path][:1]
+    pairs = p.word("point", "edit_sep").join(_edit_text(e, p, cited) for e in (first, *same))
+    where = file_name(first.path, names, cited)
+    if first.symbol:
+        where = p.get("point", "edit_in", file=where, symbol=cited.name(first.symbol, first.path))
+    return p.get("point", "edit", where=where, pairs=pairs)
+
+
+NAME_KEYS = ("named", "tested", "introduced", "gone")
+
+
+def _names_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+    """Identifiers the change is about that no definition names: the ones the body talks
+    about, the ones the new tests exercise too, new ones, gone ones (two kinds at most)."""
+    chosen: dict[str, list[SalientFact]] = {}
+    for x in d.salient:
+        if x.kind != "identifier" or x.name in cited.refs:
+            continue
+        if any(r in DEMOTED for r in x.reasons):
+            continue
+        if "in_body" in x.reasons or "in_title" in x.reasons:
+            key = "named"
+        elif "tested" in x.reasons and x.change != "gone":
+            key = "tested"
+        elif x.change in ("introduced", "gone"):
+            key = x.change
+        else:
+            continue
+        chosen.setdefault(key, []).append(x)
+    parts = []
+    for key in NAME_KEYS:
+        items = chosen.get(key, [])[:4]
+        if not items:
+            continue
+        shown = [cited.name(x.name, x.path, x.line if x.change != "gone" else None) for x in items]
+        for x in items:
+            cited.fact(x.id)
+        parts.append(p.get("point", f"names_{key}", names=p.listing(shown)))
+        if len(parts) == 2:
+            break
+    return p.word("point", "edit_sep").join(parts) if parts else None
+
+
+def _copies_note(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
+    copies = [f for f in d.files if f.duplicate_of]
+    if not copies:
+        return None
+    original = copies[0].duplicate_of or ""
+    same = [f for f in copies if f.duplicate_of == original]
+    return p.get("point", "copies", file=file_name(original, names, cited), count=len(same))
+
+
 def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[str]:
+    """Two to four places to read, the most telling first: what the PR rewrote, the most
+    salient definitions, the new tests, the names the body talks about, new state and knobs."""
     names = display_names(d.files)
-    points = _context_points(d, p, cited)
+    ranked: list[tuple[float, str | None]] = [(0, x) for x in _context_points(d, p, cited)]
     groups = _main_symbols(d)
-    for group in groups:
-        points.append(_symbol_point(group, d, p, cited, names))
+    ranked.append((1, _edit_point(d, p, cited, names)))
+    ranked.append((1, _field_point(d, p, cited, names)))  # new state, before its class
+    ranked += [(1, _symbol_point(g, d, p, cited, names)) for g in groups[:1]]
     if not groups:
-        file_point = _file_point(d, p, cited, names)
-        if file_point:
-            points.append(file_point)
-    field_point = _field_point(d, p, cited, names)
-    if field_point:
-        points.insert(min(1, len(points)), field_point)
+        ranked.append((1, _file_point(d, p, cited, names)))
+    ranked.append((2, _test_point(d, p, cited)))
+    ranked.append((2 if d.edits else 1, _names_point(d, p, cited)))
     for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):
-        found = _signal_point(d, kind, key, p, cited)
-        if found:
-            points.append(found)
+        ranked.append((3, _signal_point(d, kind, key, p, cited)))
+    ranked += [(2, _symbol_point(g, d, p, cited, names)) for g in groups[1:]]
     if (d.kind is Kind.PERF or (a.level is Level.MUST_READ and d.kind is not Kind.FIX)) and (
         title_claim(d) is None  # a figure already in the title need not be repeated
     ):
-        claim = _claim_point(d, p, cited)
-        if claim:
-            points.append(claim)
-    test = _test_point(d, p, cited)
-    if test:
-        points.append(test)
-    limit = 4 if a.level in (Level.MUST_READ, Level.WORTH_READING) else 1
+        ranked.append((4, _claim_point(d, p, cited)))
+    ranked.append((5, _copies_note(d, p, cited, names)))
+    points = [text for _rank, text in sorted(ranked, key=lambda x: x[0]) if text]
+    limit = 4 if a.level in (Level.MUST_READ, Level.WORTH_READING) else 3
     return points[:limit]
 
 

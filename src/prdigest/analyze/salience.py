@@ -1,0 +1,633 @@
+"""Which code names carry the design: a ranking by salience, not by lines changed.
+
+A reviewer reads first what the PR talks about and what it builds on: the names its title and
+body mention, the names its new tests exercise, new classes, protocols and mixins with their
+hooks, dispatch and resolve functions, names used from several files. Printing, logging and
+summary helpers, a second copy of the same change (a header duplicated per target), generated
+files and kernels whose Python side carries the change come last.
+
+Two kinds of names are ranked: definitions (the dossier's symbols) and identifiers that the
+changed lines use (``draft_window_size``, ``self.kernel_block_size``, ``torch.clamp_min``).
+Next to the ranking this module finds *edits*: a line rewritten in place, reduced to the
+expression that changed (``self.runner.block_size`` → ``self.kernel_block_size``), verbatim.
+
+Every score is a sum of named reasons (:data:`REASONS`), so a writer can say why a name matters
+in words the code backs. The weights are judgement, kept in one table.
+"""
+
+from __future__ import annotations
+
+import difflib
+import keyword
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from prdigest.analyze.patches import ADDED, REMOVED, DiffLine, ParsedPatch
+from prdigest.core.models import (
+    EditFact,
+    FileFact,
+    Provenance,
+    Role,
+    SalientFact,
+    SymbolFact,
+    TestFact,
+)
+
+# reason id → weight
+REASONS: dict[str, float] = {
+    "in_title": 4.0,  # the title names it
+    "in_body": 3.0,  # the body names it (backticked or as written in the code)
+    "tested": 2.0,  # the PR's new or changed tests use it
+    "new_class": 2.0,  # a class the PR adds
+    "extension_point": 2.5,  # an ABC, Protocol or mixin, or an abstract method / hook of one
+    "dispatch": 2.0,  # a function that selects, dispatches or resolves
+    "cross_file": 1.5,  # the changed lines of several files use it
+    "edited": 1.5,  # an expression the PR rewrote in place contains it
+    "introduced": 1.0,  # only the added lines use it: new vocabulary
+    "added": 1.0,  # a definition the PR adds (not one it moved)
+    "gone": 0.5,  # only the removed lines use it
+    "changed": 0.0,  # the size term (log of lines) carries it
+    "generic": -2.0,  # __init__, forward, run …: says nothing without its class
+    "helper": -3.0,  # print/log/dump/summary/debug helpers
+    "kernel": -2.0,  # C/C++ or AscendC while the Python side carries the change too
+    "test_code": -1.5,  # defined in a test file (tests are named by the test point)
+    "duplicate": -4.0,  # the same change in another file, already ranked
+}
+MAX_SALIENT = 24
+MAX_EDITS = 6
+MAX_SPAN = 70  # longest before/after expression an edit keeps
+
+_GENERIC = frozenset(
+    {"__init__", "__call__", "__post_init__", "forward", "run", "main", "apply", "setUp", "new"}
+)
+_HELPER = re.compile(
+    r"(?:^|_)(?:print|log|logs|logging|dump|summary|summarize|debug|repr|str|report|stats|"
+    r"pretty|format|describe|trace)(?:_|$)|^__(?:repr|str)__$",
+    re.I,
+)
+_DISPATCH = re.compile(
+    r"(?:^|_)(?:dispatch|resolve|select|route|choose|pick|factory|registry|register|lookup)"
+    r"(?:_|$)|^get_\w+_(?:method|impl|backend|cls|class|kernel|op|fn)$|_for_",
+    re.I,
+)
+_EXTENSION_BASE = re.compile(r"^\s*class \w+\((?:[\w.]+, )*(?:\w*\.)?(?:ABC|Protocol|\w+Mixin)\b")
+_ABSTRACT = re.compile(r"@(?:abc\.)?abstractmethod")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_TOKEN = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z_]\w*|\d+(?:\.\d+)?|[^\w\s]")
+_COMMON = frozenset(
+    {
+        *keyword.kwlist,
+        *keyword.softkwlist,
+        "self", "cls", "None", "True", "False", "torch", "np", "numpy", "int", "str", "float",
+        "bool", "list", "dict", "tuple", "set", "len", "range", "print", "logger", "args",
+        "kwargs", "value", "values", "key", "keys", "data", "result", "results", "name", "type",
+        "isinstance", "getattr", "setattr", "hasattr", "super", "object", "Optional", "Any",
+        "Union", "List", "Dict", "Tuple", "field", "dataclass", "pytest", "mock", "patch",
+        "assert", "item", "items", "append", "extend", "shape", "size", "dtype", "device",
+        "return", "config", "layer", "model", "input", "output", "x", "y", "i", "j", "k", "n",
+        "enumerate", "zip", "sorted", "min", "max", "sum", "any", "all", "Exception",
+        "staticmethod", "classmethod", "property", "typing", "import", "from", "elif", "else",
+        "tensor", "Tensor",
+    }
+)  # fmt: skip
+_LITERAL = re.compile(r"True|False|None|[-+]?\d[\d_.]*|(['\"]).*\1")
+_DEF_LINE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s")
+_SKIP_LINE = re.compile(
+    r"^\s*(?:#|//|\*|/\*|import\s|from\s+\S+\s+import\s|use\s|#include|\"\"\"|'''|@)"
+)
+_DISTINCT = re.compile(r"\w_\w|[a-z][A-Z]|^[A-Z][A-Z0-9]{3,}$")  # snake, camel, CONSTANT
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][\w.]*", text))
+
+
+@dataclass
+class _Name:
+    name: str
+    path: str
+    line: int | None
+    added: int = 0
+    removed: int = 0
+    files: set[str] = field(default_factory=set)
+
+
+def _distinct(name: str) -> bool:
+    """A name that says something: not a keyword or a common word, snake, camel or CONSTANT."""
+    return len(name) >= 4 and name not in _COMMON and bool(_DISTINCT.search(name))
+
+
+def _usable(line: DiffLine) -> bool:
+    return bool(line.text.strip()) and not _SKIP_LINE.match(line.text)
+
+
+def _editable(line: DiffLine) -> bool:
+    """A line whose edit is worth showing: code, and no definition line (a rename is said
+    elsewhere)."""
+    return _usable(line) and not _DEF_LINE.match(line.text) and _code_like(line.text)
+
+
+def _identifiers(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]], is_test: Callable[[FileFact], bool]
+) -> tuple[dict[str, _Name], set[str]]:
+    """Distinct identifiers of the changed source and test lines, and those of test files."""
+    names: dict[str, _Name] = {}
+    in_tests: set[str] = set()
+    for fact, patch in parsed:
+        test_file = is_test(fact)
+        if (fact.role is not Role.SOURCE and not test_file) or fact.duplicate_of:
+            continue
+        for hunk in patch.hunks:
+            for line in hunk.lines:
+                if line.kind not in (ADDED, REMOVED) or not _usable(line):
+                    continue
+                for match in _IDENTIFIER.finditer(line.text):
+                    name = match.group(0)
+                    if not _distinct(name):
+                        continue
+                    if test_file:
+                        if line.kind == ADDED:  # what the PR's tests exercise, not old ones
+                            in_tests.add(name)
+                        continue
+                    entry = names.get(name)
+                    if entry is None:
+                        number = line.new_no if line.kind == ADDED else line.old_no
+                        entry = names[name] = _Name(name, fact.path, number)
+                    entry.files.add(fact.path)
+                    if line.kind == ADDED:
+                        entry.added += 1
+                    else:
+                        entry.removed += 1
+    return names, in_tests
+
+
+# -- edits --------------------------------------------------------------------------------
+
+
+def _span(
+    text: str, tokens: list[re.Match[str]], first: int, last: int, argument_line: bool = False
+) -> str:
+    """The text of tokens ``first..last`` widened to whole dotted names and calls."""
+    while first > 0 and (
+        tokens[first - 1].group(0) == "."
+        or (tokens[first - 1].group(0).isidentifier() and tokens[first].group(0) == ".")
+    ):
+        first -= 1
+    while last + 1 < len(tokens) and (
+        tokens[last + 1].group(0) == "." or tokens[last].group(0) == "."
+    ):
+        last += 1
+    if (  # a bare value passed by keyword: say which keyword (``async_op=False``)
+        first > 1
+        and tokens[first - 1].group(0) == "="
+        and tokens[first - 2].group(0).isidentifier()
+        and (tokens[first - 3].group(0) in ("(", ",") if first > 2 else argument_line)
+    ):
+        first -= 2
+    start, end = tokens[first].start(), tokens[last].end()
+    snippet = text[start:end]
+    if snippet.count("(") > snippet.count(")"):  # close a call the change opened
+        depth, index = 0, end
+        for index in range(end, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if snippet.count("(") - snippet.count(")") + depth <= 0:
+                snippet = text[start : index + 1]
+                break
+    return snippet.strip()
+
+
+def _enclosing(text: str, at: int) -> str | None:
+    """The innermost bracketed group of ``text`` around position ``at``, with the name it is
+    called on (``foo.bar(x, y)``); None when ``at`` is in no group."""
+    depth, start = 0, None
+    for index in range(min(at, len(text)) - 1, -1, -1):
+        char = text[index]
+        if char in ")]":
+            depth += 1
+        elif char in "([":
+            if depth == 0:
+                start = index
+                break
+            depth -= 1
+    if start is None:
+        return None
+    depth, end = 0, None
+    for index in range(start, len(text)):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[index], 0)
+        if depth == 0:
+            end = index + 1
+            break
+    if end is None:
+        return None
+    name = re.search(r"[A-Za-z_][\w.]*$", text[:start])
+    return text[name.start() if name else start : end]
+
+
+def _balanced(text: str) -> bool:
+    return all(text.count(a) == text.count(b) for a, b in ("()", "[]", "{}"))
+
+
+_ARGUMENT_LINE = re.compile(r"^\s*(?:\w+\s*,|\w+=[^=].*,\s*$)")  # inside a multi-line call
+_TARGET = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*(?::[^=]+)?=(?!=)")  # x = …, x: T = …
+_PROSE = re.compile(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")  # three plain words in a row
+
+
+def _code_like(text: str) -> bool:
+    """Not a line of prose (a docstring or comment continued, a message): code has symbols
+    between its words."""
+    plain = re.sub(r"([\"']).*?\1", "''", text)  # string literals do not make code prose
+    return not _PROSE.search(plain)
+
+
+def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] | None:
+    """The expression that differs between two versions of a line, or None when the lines are
+    not one line edited (too different) or differ only in spacing."""
+    a, b = before.strip().rstrip(",;:"), after.strip().rstrip(",;:")
+    if a == b or difflib.SequenceMatcher(None, a, b).ratio() < 0.6:
+        return None
+    target_a, target_b = _TARGET.match(a), _TARGET.match(b)
+    if (target_a is None) != (target_b is None) or (
+        target_a and target_b and target_a["name"] != target_b["name"]
+    ):
+        return None  # two declarations of different names are no edit of one
+    ta, tb = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
+    opcodes = [
+        op
+        for op in difflib.SequenceMatcher(
+            None, [t.group(0) for t in ta], [t.group(0) for t in tb]
+        ).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if not opcodes:
+        return None
+    i1, i2 = opcodes[0][1], opcodes[-1][2]
+    j1, j2 = opcodes[0][3], opcodes[-1][4]
+    if i1 == i2 or j1 == j2:  # a pure insertion or deletion: show the call or line around it
+        at_a = ta[i1].start() if i1 < len(ta) else len(a)
+        at_b = tb[j1].start() if j1 < len(tb) else len(b)
+        around_a, around_b = _enclosing(a, at_a), _enclosing(b, at_b)
+        if around_a and around_b and len(around_a) <= MAX_SPAN and len(around_b) <= MAX_SPAN:
+            return around_a, around_b
+        continued = (
+            before.rstrip().endswith((",", "(", "["))
+            or after.rstrip().endswith(",")
+            or _ARGUMENT_LINE.match(before) is not None
+        )
+        whole = len(a) <= MAX_SPAN and len(b) <= MAX_SPAN and _balanced(a) and _balanced(b)
+        return (a, b) if whole and not continued else None
+    argument = _ARGUMENT_LINE.match(before) is not None  # one argument of a multi-line call
+    old, new = _span(a, ta, i1, i2 - 1, argument), _span(b, tb, j1, j2 - 1, argument)
+    if not old or not new or len(old) > MAX_SPAN or len(new) > MAX_SPAN or old == new:
+        return None
+    if not (_balanced(old) and _balanced(new)):
+        return None  # a fragment of a statement that spans lines
+    if not python and (old in new or new in old):
+        return None  # a wrapper added or dropped around the same code: layout, not logic
+    short = len(old) < 4 and len(new) < 4
+    if short or (_LITERAL.fullmatch(old) and _LITERAL.fullmatch(new)):  # 1800 → 3600: of what
+        whole = len(a) <= MAX_SPAN and len(b) <= MAX_SPAN and _balanced(a) and _balanced(b)
+        return (a, b) if whole else None
+    return old, new
+
+
+MAX_EDIT_LINES = 150  # changed lines of one file compared for edits beyond their block
+
+
+def _edits(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    is_test: Callable[[FileFact], bool],
+    python: bool,
+) -> list[tuple[FileFact, DiffLine, str, str]]:
+    """Lines rewritten in source files: first a removed line with the added line that replaced
+    it in the same block, then, across the file, a removed line whose edited copy was added
+    elsewhere (code moved and changed on the way). Tests are named by the test point; a copy's
+    edits are its first copy's."""
+    found: list[tuple[FileFact, DiffLine, str, str]] = []
+    for fact, patch in parsed:
+        if fact.role is not Role.SOURCE or is_test(fact) or fact.duplicate_of:
+            continue
+        if fact.status not in ("modified", "renamed") or (fact.language == "cpp" and python):
+            continue  # a kernel's edit is detail when the Python side carries the change
+        left_old: list[DiffLine] = []
+        left_new: list[DiffLine] = []
+        for hunk in patch.hunks:
+            removed: list[DiffLine] = []
+            added: list[DiffLine] = []
+            for line in (*hunk.lines, None):
+                if line is not None and line.kind == REMOVED and not added:
+                    removed.append(line)
+                    continue
+                if line is not None and line.kind == ADDED:
+                    added.append(line)
+                    continue
+                pairs, old_rest, new_rest = _pair(fact, removed, added, 0.6)
+                found += pairs
+                left_old += old_rest
+                left_new += new_rest
+                removed, added = [], []
+                if line is not None and line.kind == REMOVED:
+                    removed.append(line)
+        if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES:
+            found += _pair(fact, left_old, left_new, 0.75)[0]
+    return found
+
+
+def _pair(
+    fact: FileFact, removed: list[DiffLine], added: list[DiffLine], floor: float
+) -> tuple[list[tuple[FileFact, DiffLine, str, str]], list[DiffLine], list[DiffLine]]:
+    """Edits of removed lines by their most similar added line (each used once), and the
+    lines of each side left without a partner."""
+    out: list[tuple[FileFact, DiffLine, str, str]] = []
+    olds = [x for x in removed if _editable(x)]
+    news = [x for x in added if _editable(x)]
+    used: set[int] = set()
+    unpaired: list[DiffLine] = []
+    for old in olds:
+        text = old.text.strip()
+        best: tuple[float, int] | None = None
+        for index, new in enumerate(news):
+            if index in used:
+                continue
+            matcher = difflib.SequenceMatcher(None, text, new.text.strip())
+            if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+                continue
+            ratio = matcher.ratio()
+            if ratio >= floor and (best is None or ratio > best[0]):
+                best = (ratio, index)
+        if best is None:
+            unpaired.append(old)
+            continue
+        used.add(best[1])
+        edit = edit_of(old.text, news[best[1]].text, python=fact.language == "python")
+        if edit is not None:
+            out.append((fact, news[best[1]], *edit))
+    return out, unpaired, [x for i, x in enumerate(news) if i not in used]
+
+
+# -- ranking ------------------------------------------------------------------------------
+
+
+def _extension_symbols(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str]:
+    """Classes added with an ABC/Protocol/mixin base, and abstract methods (hooks)."""
+    found: set[str] = set()
+    for _fact, patch in parsed:
+        pending_abstract = False
+        for line in patch.added():
+            if _EXTENSION_BASE.match(line.text):
+                found.add(line.text.split("class ", 1)[1].split("(", 1)[0].strip())
+            if _ABSTRACT.search(line.text):
+                pending_abstract = True
+                continue
+            if pending_abstract:
+                match = re.match(r"^\s*(?:async\s+)?def\s+(\w+)", line.text)
+                if match:
+                    found.add(match.group(1))
+                    pending_abstract = False
+    return found
+
+
+def duplicates(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> dict[str, str]:
+    """Files whose change is the same as an earlier file's (path → the first copy's path)."""
+    first: dict[tuple[str, ...], str] = {}
+    out: dict[str, str] = {}
+    for fact, patch in parsed:
+        lines = tuple(
+            f"{line.kind}{line.text.strip()}"
+            for hunk in patch.hunks
+            for line in hunk.lines
+            if line.kind != " "
+        )
+        if len(lines) < 3:
+            continue
+        if lines in first:
+            out[fact.path] = first[lines]
+        else:
+            first[lines] = fact.path
+    return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """What salience is judged against."""
+
+    title: str
+    body: str
+    python_carries: bool  # the PR changes Python source: kernels rank below it
+
+
+def _reasons_of_name(
+    name: str, context: Context, tested: set[str], edited: set[str], files: int
+) -> list[str]:
+    bare = name.rsplit(".", 1)[-1]
+    reasons = []
+    if re.search(rf"(?<![\w.]){re.escape(bare)}(?!\w)", context.title):
+        reasons.append("in_title")
+    elif re.search(rf"(?<![\w]){re.escape(name)}(?!\w)", context.body) or (
+        len(bare) >= 6 and re.search(rf"(?<![\w]){re.escape(bare)}(?!\w)", context.body)
+    ):
+        reasons.append("in_body")
+    if name in tested or bare in tested:
+        reasons.append("tested")
+    if files >= 2:
+        reasons.append("cross_file")
+    if name in edited or bare in edited:
+        reasons.append("edited")
+    if _HELPER.search(bare):
+        reasons.append("helper")
+    return reasons
+
+
+def _score(reasons: Sequence[str], lines: int) -> float:
+    return round(sum(REASONS[r] for r in reasons) + 0.5 * math.log1p(lines), 3)
+
+
+def _context_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) -> dict[str, _Name]:
+    """Definitions the hunks show as context (a hunk header, an unchanged ``def`` line) that
+    the body names: the function a fix is in, when the diff does not change its first line."""
+    found: dict[str, _Name] = {}
+    for fact, patch in parsed:
+        if fact.role is not Role.SOURCE or fact.duplicate_of:
+            continue
+        for hunk in patch.hunks:
+            texts = [(hunk.header, None)] + [
+                (line.text, line.new_no) for line in hunk.lines if line.kind == " "
+            ]
+            for text, number in texts:
+                match = re.match(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", text or "")
+                if match and match.group(1) not in found and match.group(1) in body:
+                    found[match.group(1)] = _Name(
+                        match.group(1), fact.path, number, files={fact.path}
+                    )
+    return found
+
+
+def _symbol_facts(
+    symbols: Sequence[SymbolFact],
+    names: dict[str, _Name],
+    context: Context,
+    tested: set[str],
+    edited: set[str],
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+) -> list[SalientFact]:
+    extension = _extension_symbols(parsed)
+    duplicate_paths = {f.path for f, _p in parsed if f.duplicate_of}
+    kernels = {f.path for f, _p in parsed if f.language == "cpp"}
+    found: list[SalientFact] = []
+    seen: set[tuple[str | None, str]] = set()
+    for s in symbols:
+        if s.in_test or s.kind in ("step", "field") or (s.change == "removed" and s.relocated):
+            continue  # tests are named by the test point; a move is said where it arrives
+        if (s.parent, s.name) in seen:
+            continue
+        seen.add((s.parent, s.name))
+        use = names.get(s.name)
+        files = len(use.files) if use else 1
+        reasons = _reasons_of_name(s.name, context, tested, edited, files)
+        if s.change == "added" and not s.relocated:
+            reasons.append("new_class" if s.kind in ("class", "struct") else "added")
+        if s.name in extension:
+            reasons.append("extension_point")
+        if _DISPATCH.search(s.name) and s.kind in ("function", "method"):
+            reasons.append("dispatch")
+        if s.name in _GENERIC:
+            reasons.append("generic")
+        if s.path in kernels and context.python_carries:
+            reasons.append("kernel")
+        if s.path in duplicate_paths:
+            reasons.append("duplicate")
+        found.append(
+            SalientFact(
+                id="",
+                provenance=s.provenance,
+                name=s.name,
+                kind="symbol",
+                path=s.path,
+                line=s.line,
+                score=_score(reasons, s.lines_changed),
+                reasons=tuple(reasons),
+                symbol=s.id,
+                change=s.change,
+                files=files,
+            )
+        )
+    return found
+
+
+def _identifier_facts(
+    names: dict[str, _Name],
+    defined: set[str],
+    context: Context,
+    tested: set[str],
+    edited: set[str],
+    kernels: set[str],
+) -> list[SalientFact]:
+    found: list[SalientFact] = []
+    for entry in names.values():
+        if entry.name in defined:
+            continue
+        reasons = _reasons_of_name(entry.name, context, tested, edited, len(entry.files))
+        change: Literal["used", "introduced", "gone"] = "used"
+        if entry.added and not entry.removed:
+            reasons.append("introduced")
+            change = "introduced"
+        elif entry.removed and not entry.added:
+            reasons.append("gone")
+            change = "gone"
+        if entry.path in kernels and context.python_carries:
+            reasons.append("kernel")
+        if not any(r in reasons for r in ("in_title", "in_body", "tested", "edited", "cross_file")):
+            continue  # an identifier needs a reason beyond being there
+        found.append(
+            SalientFact(
+                id="",
+                provenance=Provenance(kind="file", ref=entry.path, line=entry.line),
+                name=entry.name,
+                kind="identifier",
+                path=entry.path,
+                line=entry.line,
+                score=_score(reasons, entry.added + entry.removed) - 1.0,  # below a definition
+                reasons=tuple(reasons),
+                change=change,
+                files=len(entry.files),
+            )
+        )
+    return found
+
+
+def rank(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    symbols: Sequence[SymbolFact],
+    tests: Sequence[TestFact],
+    context: Context,
+    is_test: Callable[[FileFact], bool] = lambda f: f.role is Role.TEST,
+) -> tuple[list[SalientFact], list[EditFact]]:
+    """The PR's code names, most salient first, and its in-place edits (most telling first)."""
+    names, in_tests = _identifiers(parsed, is_test)
+    for name, entry in _context_names(parsed, context.body).items():
+        names.setdefault(name, entry)
+    tested = in_tests | {t.name for t in tests}
+    raw_edits = _edits(parsed, is_test, context.python_carries)
+    edited = {w for _f, _l, before, after in raw_edits for w in _words(before) | _words(after)}
+    kernels = {f.path for f, _p in parsed if f.language == "cpp"}
+    found = _symbol_facts(symbols, names, context, tested, edited, parsed)
+    found += _identifier_facts(names, {s.name for s in symbols}, context, tested, edited, kernels)
+    found.sort(key=lambda x: -x.score)
+    ranked = [x.model_copy(update={"id": f"n{i}"}) for i, x in enumerate(found[:MAX_SALIENT], 1)]
+    return ranked, _ranked_edits(raw_edits, symbols, context, {x.name: x.score for x in ranked})
+
+
+def _ranked_edits(
+    raw: Sequence[tuple[FileFact, DiffLine, str, str]],
+    symbols: Sequence[SymbolFact],
+    context: Context,
+    scores: dict[str, float],
+) -> list[EditFact]:
+    def worth(item: tuple[FileFact, DiffLine, str, str]) -> float:
+        fact, _line, before, after = item
+        words = _words(before) | _words(after)
+        value = sum(max(scores.get(w, 0.0), 0.0) for w in words)
+        value += sum(2.0 for w in words if len(w) >= 4 and w in context.body)
+        if fact.role is Role.TEST:
+            value -= 3.0
+        if fact.language == "cpp" and context.python_carries:
+            value -= 3.0
+        return value
+
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for item in raw:
+        pair = (item[2], item[3])
+        if pair not in seen:
+            seen.add(pair)
+            unique.append(item)
+    best = sorted(unique, key=worth, reverse=True)[:MAX_EDITS]
+    out = []
+    for index, (fact, line, before, after) in enumerate(best, start=1):
+        owner = _owner(symbols, fact.path, line.new_no)
+        out.append(
+            EditFact(
+                id=f"e{index}",
+                provenance=Provenance(kind="file", ref=fact.path, line=line.new_no),
+                path=fact.path,
+                line=line.new_no,
+                before=before,
+                after=after,
+                symbol=owner,
+            )
+        )
+    return out
+
+
+def _owner(symbols: Sequence[SymbolFact], path: str, line: int | None) -> str | None:
+    """The definition whose first changed line is nearest above ``line`` in ``path``."""
+    if line is None:
+        return None
+    above = [
+        s
+        for s in symbols
+        if s.path == path and s.line is not None and s.line <= line and s.kind not in ("field",)
+    ]
+    return max(above, key=lambda s: s.line or 0).name if above else None

@@ -1,0 +1,94 @@
+"""Salience: which names carry the design, and the expressions a PR rewrote in place."""
+
+from __future__ import annotations
+
+from prdigest.analyze.moves import similarity
+from prdigest.analyze.patches import parse_patch
+from prdigest.analyze.salience import Context, duplicates, edit_of, rank
+from prdigest.core.models import FileFact, Provenance, Role, SymbolFact
+
+
+def test_an_edit_is_the_expression_that_changed_widened_to_whole_names() -> None:
+    assert edit_of("    self.runner.block_size,", "    self.kernel_block_size,") == (
+        "self.runner.block_size",
+        "self.kernel_block_size",
+    )
+    assert edit_of("n = input_size // group_size", "n = cdiv(input_size, self.group_size)") == (
+        "input_size // group_size",
+        "cdiv(input_size, self.group_size)",
+    )
+
+
+def test_a_changed_literal_is_said_with_what_it_sets() -> None:
+    assert edit_of("timeout = 1800", "timeout = 3600") == ("timeout = 1800", "timeout = 3600")
+
+
+def test_no_edit_between_different_names_prose_or_fragments() -> None:
+    assert edit_of("    seqs: int = 0", "    max_wait_ms: int = 0") is None
+    assert edit_of("    using w8a8_dynamic quant here", "    enabled and the EP quant here") is None
+    assert edit_of("assert a == b, (", "assert a == c, (") is None
+    assert edit_of("x = compute(a)", "y = something_else(b, c, d)") is None
+
+
+def _fact(path: str, role: Role = Role.SOURCE, language: str = "python") -> FileFact:
+    return FileFact(
+        id="f1",
+        provenance=Provenance(kind="file", ref=path),
+        path=path,
+        status="modified",
+        role=role,
+        language=language,
+        additions=3,
+        deletions=1,
+    )
+
+
+def _symbol(name: str, path: str, lines: int, change: str = "modified") -> SymbolFact:
+    return SymbolFact(
+        id=f"s-{name}",
+        provenance=Provenance(kind="file", ref=path),
+        name=name,
+        kind="function",
+        path=path,
+        line=1,
+        change=change,  # type: ignore[arg-type]
+        via="pattern",
+        lines_changed=lines,
+    )
+
+
+def test_names_the_body_and_tests_talk_about_outrank_big_helpers() -> None:
+    source = parse_patch(
+        "pkg/core.py",
+        "@@ -1,2 +1,3 @@\n def resolve_backend(cfg):\n-    return cfg.kind\n"
+        "+    return pick_backend_for(cfg.kind)\n+    # done",
+    )
+    test = parse_patch(
+        "tests/test_core.py",
+        "@@ -0,0 +1,2 @@\n+def test_resolve():\n+    assert resolve_backend(cfg) is not None",
+    )
+    symbols = [
+        _symbol("resolve_backend", "pkg/core.py", 2),
+        _symbol("print_summary_table", "pkg/core.py", 120),
+    ]
+    ranked, _edits = rank(
+        [(_fact("pkg/core.py"), source), (_fact("tests/test_core.py", Role.TEST), test)],
+        symbols,
+        [],
+        Context(title="Pick the backend", body="`resolve_backend` now defers", python_carries=True),
+    )
+    order = [x.name for x in ranked if x.kind == "symbol"]
+    assert order.index("resolve_backend") < order.index("print_summary_table")
+    top = next(x for x in ranked if x.name == "resolve_backend")
+    assert {"in_body", "tested", "dispatch"} <= set(top.reasons)
+    assert "helper" in next(x for x in ranked if x.name == "print_summary_table").reasons
+
+
+def test_the_same_change_in_two_files_is_one_copy() -> None:
+    patch = "@@ -1,4 +1,4 @@\n a\n-b = 1\n+b = 2\n c\n-d\n+e"
+    parsed = [
+        (_fact("csrc/a/x.h", language="cpp"), parse_patch("csrc/a/x.h", patch)),
+        (_fact("csrc/b/x.h", language="cpp"), parse_patch("csrc/b/x.h", patch)),
+    ]
+    assert duplicates(parsed) == {"csrc/b/x.h": "csrc/a/x.h"}
+    assert similarity(["a"], ["a"]) == 1.0
