@@ -87,3 +87,44 @@ def test_revert_and_series() -> None:
     series = series_of("[Refactor][1/3] Move multimodal processing")
     assert series is not None and (series.index, series.total) == (1, 3)
     assert series_of("Support 3/4 of layers") is None
+
+
+def test_reduce_claim_drops_lead_ins_and_keeps_code_and_figures() -> None:
+    from prdigest.analyze.body import reduce_claim
+
+    assert reduce_claim("**Root cause:** `seq_lens - offset` goes to -2 for padding slots.") == (
+        "`seq_lens - offset` goes to -2 for padding slots"
+    )
+    assert reduce_claim("This PR fixes the 4360us FIA call.") == "fixes the 4360us FIA call"
+    long = "Currently, " + "the scheduler waits for every rank, " * 8 + "which stalls decode."
+    reduced = reduce_claim(long)
+    assert len(reduced) <= 150 and reduced.startswith("the scheduler")
+
+
+def test_what_the_test_section_says() -> None:
+    from prdigest.analyze.body import extract_sections, testing_of
+
+    boiler = "\n\n- vLLM version: v0.25.1\n- vLLM main: https://github.com/vllm-project/vllm/commit/abc\n"
+    head = "### How was this patch tested?\n"
+    assert testing_of(extract_sections(head + boiler)) == "none"
+    assert testing_of(extract_sections(head + "No involvement" + boiler)) == "none"
+    assert testing_of(extract_sections(head + "- pre-commit run --all-files" + boiler)) == "lint"
+    assert testing_of(extract_sections(head + "pytest tests/ut/test_x.py" + boiler)) == "described"
+    assert testing_of(extract_sections("### What this PR does?\nA fix.")) == "unknown"
+
+
+def test_before_after_figures_and_user_facing_changes() -> None:
+    from prdigest.analyze.body import extract_comparisons, extract_sections, user_facing_of
+
+    body = (
+        "### What this PR does?\nSingle FIA call latency 4360us -> 3949us.\n"
+        "### Does this PR introduce _any_ user-facing change?\n"
+        "Yes, `weight_prefetch_config` is no longer\nread.\n"
+    )
+    sections = extract_sections(body)
+    [found] = extract_comparisons(body, sections)
+    assert (found.before, found.after, found.metric) == ("4360us", "3949us", "latency")
+    assert user_facing_of(sections) == ("`weight_prefetch_config` is no longer read", True)
+    assert user_facing_of(
+        extract_sections("### Does this PR introduce any user-facing change?\nNo")
+    ) == ("", False)

@@ -108,7 +108,7 @@ def test_known_facts_surface(written: dict[tuple[int, str], tuple[Level, str | N
     assert "`VLLM_DEEPEP_V2_COMBINE_OVERLAP`" in (deepep[1] or "")  # stale description caught
     assert deepep[2].endswith("ITL -5~9%")
     assert "`awaiting_kvs`" in (written[(56640, "zh")][1] or "")
-    assert "Test Result 为空" in (written[(56366, "zh")][1] or "")
+    assert "「Test Result」一栏为空" in (written[(56366, "zh")][1] or "")
 
 
 def test_deterministic(dossiers: dict[int, Dossier]) -> None:

@@ -14,8 +14,16 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Literal
 
-from prdigest.core.models import ClaimFact, Provenance, RationaleFact, SectionFact, Series
+from prdigest.core.models import (
+    ClaimFact,
+    ComparisonFact,
+    Provenance,
+    RationaleFact,
+    SectionFact,
+    Series,
+)
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HEADING = re.compile(r"^\s{0,3}(#{1,4})\s+(.+?)\s*#*\s*$")
@@ -393,8 +401,172 @@ def extract_rationale(body: str | None) -> list[RationaleFact]:
                     provenance=Provenance(kind="body", ref="body", line=paragraph.number),
                     kind=kind,
                     text=_clip(sentence, 300),
+                    claim=reduce_claim(sentence),
                 )
             )
             if len(found) >= MAX_RATIONALE:
                 return found
     return found
+
+
+# -- what a sentence claims, and what the test section says ----------------------------------
+
+_FLUFF = re.compile(
+    r"^(?:(?:this|the) (?:pr|patch|change|commit)(?:\s+(?:is to|aims to|will|tries to|wants to))?"
+    r"\s+|in this pr,?\s+|here,?\s+|currently,?\s+|previously,?\s+|as (?:a )?result,?\s+|"
+    r"(?:the )?root[- ]?cause(?: is)?(?: that)?:?\s+|(?:motivation|purpose|background|problem|"
+    r"fix|bug|issue|why)\s*:\s*|we\s+(?=(?:fix|add|remove|change|make|use|avoid|support)\w*\b)|"
+    r"so\s+(?=\w)|and\s+)",
+    re.I,
+)
+_MARKUP = re.compile(r"\*\*|__|~~|^\s*(?:[-*•>]|\d+[.)])\s+")
+MAX_CLAIM = 150
+
+
+def reduce_claim(sentence: str, limit: int = MAX_CLAIM) -> str:
+    """A body sentence reduced to its claim: markup and lead-ins ("This PR …", "Root cause:",
+    "Currently, …") dropped, cut at a clause boundary when long. Code names, figures and the
+    author's words stay as written (nothing is paraphrased), so a reader or verifier finds
+    every part of it in the body."""
+    text = _MARKUP.sub("", " ".join(sentence.split())).strip()
+    for _ in range(3):
+        reduced = _FLUFF.sub("", text, count=1)
+        if reduced == text:
+            break
+        text = reduced
+    text = text.rstrip(" .;:,")
+    if len(text) > limit:
+        cut = max(
+            (text.rfind(mark, 0, limit) for mark in ("; ", ", which", ", so ", " so that ", ", ")),
+            default=-1,
+        )
+        text = text[:cut] if cut >= limit // 2 else _clip_words(text, limit)
+    if text.count("`") % 2:  # a cut inside a code span: close nothing, drop the half span
+        text = text[: text.rfind("`")].rstrip()
+    return text
+
+
+def _clip_words(text: str, limit: int) -> str:
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:-") + "…"
+
+
+_BOILERPLATE = re.compile(
+    r"^\s*[-*]?\s*vLLM (?:version|main)\s*:.*$|^\s*https?://github\.com/\S+/commit/\S+\s*$",
+    re.I,
+)
+_NO_TESTING = re.compile(
+    r"^\W*(?:n/?a|none|no|nope|nothing|no (?:need|test\w*|involvement)|not (?:needed|"
+    r"involved|applicable|required)|no testing required|documentation[- ]only change.*)\W*$",
+    re.I,
+)
+_LINT = re.compile(
+    r"\b(?:pre-commit|lint\w*|ruff|mypy|flake8|pylint|yapf|isort|py_compile|compileall|"
+    r"format\w*|git diff --check|git grep|shellcheck|markdownlint|codespell|typos|actionlint|"
+    r"clang-format|bash -n)\b",
+    re.I,
+)
+_RAN = re.compile(
+    r"\bpytest\b|\btest_\w+|\be2e\b|\bUTs?\b|\bunit ?tests?\b|\bbenchmark\w*|\baccuracy|"
+    r"\bgsm8k\b|\blm_eval\b|\bvllm serve\b|\bcurl\b|\bnightly\b|\bCI\b|\bmanual\w*|"
+    r"\bverif\w+|\breproduc\w+|\bran\b|\btested\b|\bresults?\b|\bNPU\b|"
+    r"\bA[23]\b|\b910\w*|\b310P?\b",
+    re.I,
+)
+
+
+def section_content(section: SectionFact) -> str:
+    """A section's text without the template's boilerplate (vllm-ascend appends the vLLM
+    version and commit to its test section)."""
+    lines = [x for x in section.text.split("\n") if not _BOILERPLATE.match(x)]
+    return "\n".join(lines).strip()
+
+
+Testing = Literal["unknown", "none", "lint", "described"]
+
+
+def testing_of(sections: list[SectionFact]) -> Testing:
+    """What the body's test sections say was run: ``none`` (absent, empty or "no test"),
+    ``lint`` (only linters or compiles), ``described`` (anything else), ``unknown`` (the body
+    has no test section at all)."""
+    tests = [s for s in sections if s.name in ("test_plan", "test_result")]
+    if not tests:
+        return "unknown"
+    content = "\n".join(section_content(s) for s in tests).strip()
+    plain = re.sub(r"```.*?```", " ", content, flags=re.S)
+    if not content or all(
+        not x.strip() or _NO_TESTING.match(x.strip()) or _PLACEHOLDER.match(x.strip())
+        for x in plain.split("\n")
+    ):
+        return "none"
+    if _LINT.search(content) and not _RAN.search(_LINT.sub(" ", content)):
+        return "lint"
+    return "described"
+
+
+_ARROW = re.compile(
+    rf"(?P<before>(?:{_NUMBER})\s?(?:%|x|×|ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s)?)"
+    rf"\s*(?:->|→|=>|⇒|to)\s*"
+    rf"(?P<after>(?:{_NUMBER})\s?(?:%|x|×|ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s)?)"
+)
+MAX_COMPARISONS = 4
+
+
+def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[ComparisonFact]:
+    """Before → after figures of the body (``TPOT 45.2ms -> 44.9ms``, ``from 4360us to
+    3949us``) on lines that name a metric; each figure verbatim."""
+    found: list[ComparisonFact] = []
+    section_at = sorted((s.provenance.line or 0, s.name) for s in sections)
+    for line in visible_lines(body):
+        text = line.text.strip()
+        if "->" not in text and "→" not in text and "=>" not in text and " to " not in text:
+            continue
+        metric = _METRIC.search(text)
+        if metric is None:
+            continue
+        for match in _ARROW.finditer(text):
+            before, after = match["before"].strip(), match["after"].strip()
+            if before == after or (
+                " to " in match.group(0) and "from" not in text[: match.start()].lower()[-12:]
+            ):
+                continue
+            section = next((n for at, n in reversed(section_at) if at <= line.number), None)
+            found.append(
+                ComparisonFact(
+                    id=f"v{len(found) + 1}",
+                    provenance=Provenance(kind="body", ref="body", line=line.number),
+                    before=before,
+                    after=after,
+                    metric=metric.group(0),
+                    text=_clip(text.strip("|*-> "), 200),
+                    section=section,
+                )
+            )
+            break
+        if len(found) >= MAX_COMPARISONS:
+            break
+    return found
+
+
+_NO_CHANGE = re.compile(r"^\W*(?:no|none|nope|n/?a|not)\b", re.I)
+_YES = re.compile(r"^\W*yes\b[\s,.;:!—–-]*", re.I)
+_BREAKING = re.compile(
+    r"\bbreaking\b|\bno longer\b|\bremoved?\b|\bdeprecat\w+|\bmust (?:now )?(?:set|use|"
+    r"change|pass|migrate)\b|\bincompatib\w+|\brenamed\b|\bnot (?:be )?supported any ?more\b|"
+    r"\berrors? out\b|\bfail(?:s)? (?:fast|at startup)\b",
+    re.I,
+)
+
+
+def user_facing_of(sections: list[SectionFact]) -> tuple[str, bool]:
+    """The user-facing change the body states, reduced, and whether it says users must change
+    something (a breaking change); ("", False) when the section says there is none."""
+    section = next((s for s in sections if s.name == "user_facing" and not s.empty), None)
+    if section is None:
+        return "", False
+    content = section_content(section)
+    if not content or _NO_CHANGE.match(content):
+        return "", False
+    content = " ".join(_YES.sub("", content, count=1).split())  # wrapped lines are one text
+    first = next((x for x in _SENTENCE_END.split(content) if len(x.strip()) > 3), "")
+    return reduce_claim(first) or "Yes", bool(_BREAKING.search(content))

@@ -68,6 +68,9 @@ _HELPER = re.compile(
     r"pretty|format|describe|trace)(?:_|$)|^__(?:repr|str)__$",
     re.I,
 )
+_ABOUT_OUTPUT = re.compile(
+    r"\b(?:log\w*|debug\w*|print\w*|diagnos\w*|probes?|summar\w*|trace)\b", re.I
+)
 _DISPATCH = re.compile(
     r"(?:^|_)(?:dispatch|resolve|select|route|choose|pick|factory|registry|register|lookup)"
     r"(?:_|$)|^get_\w+_(?:method|impl|backend|cls|class|kernel|op|fn)$|_for_",
@@ -231,6 +234,13 @@ def _balanced(text: str) -> bool:
 
 
 _ARGUMENT_LINE = re.compile(r"^\s*(?:\w+\s*,|\w+=[^=].*,\s*$)")  # inside a multi-line call
+_STRING = re.compile(r"(\"[^\"\n]*\"|'[^'\n]*')")
+
+
+def _squeeze(match: re.Match[str]) -> str:
+    return " ".join(match.group(0).split()).replace(' "', '"').replace(" '", "'")
+
+
 _TARGET = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*(?::[^=]+)?=(?!=)")  # x = …, x: T = …
 _PROSE = re.compile(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")  # three plain words in a row
 
@@ -248,6 +258,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     a, b = before.strip().rstrip(",;:"), after.strip().rstrip(",;:")
     if a == b or difflib.SequenceMatcher(None, a, b).ratio() < 0.6:
         return None
+    if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
+        return None  # only the spacing inside a string changed
     target_a, target_b = _TARGET.match(a), _TARGET.match(b)
     if (target_a is None) != (target_b is None) or (
         target_a and target_b and target_a["name"] != target_b["name"]
@@ -417,6 +429,11 @@ class Context:
     body: str
     python_carries: bool  # the PR changes Python source: kernels rank below it
 
+    @property
+    def about_output(self) -> bool:
+        """A PR about logging or diagnostics: its print/log helpers are the change itself."""
+        return bool(_ABOUT_OUTPUT.search(self.title))
+
 
 def _reasons_of_name(
     name: str, context: Context, tested: set[str], edited: set[str], files: int
@@ -435,7 +452,7 @@ def _reasons_of_name(
         reasons.append("cross_file")
     if name in edited or bare in edited:
         reasons.append("edited")
-    if _HELPER.search(bare):
+    if _HELPER.search(bare) and not context.about_output:
         reasons.append("helper")
     return reasons
 

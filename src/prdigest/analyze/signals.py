@@ -32,7 +32,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from prdigest.analyze.body import visible_lines
+from prdigest.analyze.body import testing_of, user_facing_of, visible_lines
 from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ParsedPatch
 from prdigest.core.models import (
@@ -396,6 +396,7 @@ def detect(
     _no_tests(out, files, tests, kind, is_test)
     _promised(out, remarks)
     _empty_test_result(out, sections)
+    _breaking(out, sections)
     _unresolved(out, threads)
     if checks and checks.failed:
         out.add(
@@ -510,9 +511,29 @@ def _promised(out: _Collector, remarks: Sequence[RemarkFact]) -> None:
 
 
 def _empty_test_result(out: _Collector, sections: Sequence[SectionFact]) -> None:
+    """An empty Test Result (vLLM's template); where the template has one test section
+    (vllm-ascend's "How was this patch tested?"), that section empty, "no test", or naming only
+    linters and compiles."""
     for section in sections:
         if section.name == "test_result" and section.empty:
             out.add(SignalKind.EMPTY_TEST_RESULT, section.heading, provenance=section.provenance)
+    if any(s.name == "test_result" for s in sections):
+        return
+    plan = next((s for s in sections if s.name == "test_plan"), None)
+    if plan is None:
+        return
+    testing = testing_of(list(sections))
+    if testing == "none":
+        out.add(SignalKind.EMPTY_TEST_RESULT, plan.heading, provenance=plan.provenance)
+    elif testing == "lint":
+        out.add(SignalKind.LINT_ONLY_TESTING, plan.heading, provenance=plan.provenance)
+
+
+def _breaking(out: _Collector, sections: Sequence[SectionFact]) -> None:
+    change, breaking = user_facing_of(list(sections))
+    section = next((s for s in sections if s.name == "user_facing"), None)
+    if breaking and section is not None:
+        out.add(SignalKind.BREAKING_CHANGE, change, provenance=section.provenance)
 
 
 def _unresolved(out: _Collector, threads: Sequence[ThreadFact]) -> None:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/8"
+ANALYZER_VERSION = "analyze/9"
 
 
 class _Frozen(BaseModel):
@@ -193,6 +193,7 @@ class RationaleFact(Fact):
 
     kind: Literal["root_cause", "symptom", "motivation"]
     text: str  # the sentence as written, clipped
+    claim: str = ""  # the sentence reduced to its claim (analyze.body.reduce_claim), verbatim words
 
 
 class DesignFact(Fact):
@@ -232,6 +233,16 @@ class SalientFact(Fact):
     symbol: str | None = None  # the SymbolFact id, for a definition
     change: Literal["added", "modified", "removed", "used", "introduced", "gone"] = "used"
     files: int = 1  # changed files whose lines use the name
+
+
+class ComparisonFact(Fact):
+    """A before → after figure the body reports (``4360us -> 3949us``), both verbatim."""
+
+    before: str
+    after: str
+    metric: str | None = None
+    text: str  # the line it was read from, clipped
+    section: str | None = None  # the body section it stands in (``test_result`` …)
 
 
 class ClaimFact(Fact):
@@ -298,6 +309,8 @@ class SignalKind(StrEnum):
     SWALLOWED_EXCEPTION = "swallowed_exception"
     SILENT_CLAMP = "silent_clamp"
     EMPTY_TEST_RESULT = "empty_test_result"
+    LINT_ONLY_TESTING = "lint_only_testing"  # the test section names only linters or compiles
+    BREAKING_CHANGE = "breaking_change"  # the body says users must change something
     UNRESOLVED_THREADS = "unresolved_threads"
     FAILED_CHECKS = "failed_checks"
     STALE_BODY = "stale_body"
@@ -371,6 +384,9 @@ class Dossier(_Frozen):
     rationale: tuple[RationaleFact, ...] = ()
     design: tuple[DesignFact, ...] = ()
     edits: tuple[EditFact, ...] = ()
+    comparisons: tuple[ComparisonFact, ...] = ()
+    testing: Literal["unknown", "none", "lint", "described"] = "unknown"  # the test section says
+    user_facing: str = ""  # the body's user-facing change, reduced (empty: none stated)
     salient: tuple[SalientFact, ...] = ()  # best first
     narrow: tuple[str, ...] = ()  # the preset's audience-confining words in the title
     documented_knobs: tuple[str, ...] = ()  # variables and flags that added docs lines name

@@ -6,8 +6,10 @@ from prdigest.core.models import Dossier, Role, SignalFact, SignalKind
 from prdigest.write.template.phrases import Cited, Phrases, display_names, file_name, quote
 
 FOLLOWUP_ORDER = (
+    SignalKind.BREAKING_CHANGE,
     SignalKind.STALE_BODY,
     SignalKind.EMPTY_TEST_RESULT,
+    SignalKind.LINT_ONLY_TESTING,
     SignalKind.TESTS_DELETED,
     SignalKind.NO_TESTS,
     SignalKind.TODO,
@@ -63,8 +65,10 @@ def _followup_text(
     if kind is SignalKind.NO_TESTS:
         lines = sum(f.additions + f.deletions for f in d.files if f.role is Role.SOURCE)
         return p.get("followup", "no_tests", lines=lines)
-    if kind is SignalKind.EMPTY_TEST_RESULT:
-        return p.get("followup", "empty_test_result")
+    if kind in (SignalKind.EMPTY_TEST_RESULT, SignalKind.LINT_ONLY_TESTING):
+        return p.get("followup", kind.value, detail=quote(first.detail.strip(" ?？:：#*_"), 60))
+    if kind is SignalKind.BREAKING_CHANGE:
+        return p.get("followup", kind.value, detail=quote(first.detail, 120))
     if kind is SignalKind.TESTS_DELETED and first.provenance.kind == "commit":
         return p.get(
             "followup",

@@ -15,6 +15,7 @@ from prdigest.write.template.discussion import discussion_parts, render_discussi
 from prdigest.write.template.focus import focus_points, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
+from prdigest.write.template.why import render_why, why_parts
 
 SMALL_LINES = 30  # "only N lines" is said up to this size
 
@@ -75,6 +76,7 @@ class _Draft:
 
     p: Phrases
     verdict: str
+    why: list[str]
     shape: str
     points: list[str]
     discussion: list[str]
@@ -83,6 +85,7 @@ class _Draft:
     def text(self) -> str:
         pieces = [
             self.verdict,
+            render_why(self.why, self.p),
             self.shape,
             render_focus(self.points, self.p),
             render_discussion(self.discussion, self.p),
@@ -93,14 +96,17 @@ class _Draft:
     def shrink(self) -> bool:
         """Drop the least important remaining detail; False when nothing more can go."""
         steps = (
+            None,
             (self.discussion, 3),
             (self.followups, 2),
+            (self.why, 2),
             (self.points, 3),
-            None,
             (self.discussion, 2),
             (self.followups, 1),
-            (self.points, 2),
+            (self.why, 1),
             (self.discussion, 1),
+            (self.points, 2),
+            (self.why, 0),
         )
         for step in steps:
             if step is None:
@@ -129,6 +135,7 @@ def paragraph_for(
     draft = _Draft(
         p,
         _verdict(d, a, p, area),
+        why_parts(d, p, cited),
         _shape(d, p),
         focus_points(d, a, p, cited),
         discussion_parts(d, p, cited) if deep else [],

@@ -1,0 +1,154 @@
+"""The why of a PR, deterministically: the body's root cause or purpose reduced to its claim,
+the before → after figures it reports, the design ideas the diff shows, and the user-facing
+change it states.
+
+Nothing here paraphrases: a body sentence is quoted as reduced by ``analyze.body.reduce_claim``
+(code names and figures verbatim), a design idea is said only where a design fact of its
+pattern exists, and its words come from the locale's ``[template.design]`` table.
+"""
+
+from __future__ import annotations
+
+import re
+
+from prdigest.analyze.body import SEVERE
+from prdigest.core.models import DesignFact, Dossier, RationaleFact
+from prdigest.write.template.phrases import Cited, Phrases
+
+# design patterns worth a sentence, most telling first (ids of analyze.design.PATTERNS)
+DESIGN_ORDER = (
+    "fail_closed",
+    "state_enum",
+    "extension_point",
+    "lock",
+    "event",
+    "host_sync_removed",
+    "thread_pool",
+    "stream",
+    "async",
+    "version_gate",
+)
+QUOTE_LIMIT = 110  # a quoted claim longer than this is cut at a word
+_CAUSE = re.compile(
+    r"\bbecause\b|\bdue to\b|\broot[- ]?caus|\bcaused by\b|\bthe reason\b|\bsince\b|"
+    r"\bas a result of\b|根因|原因是|由于",
+    re.I,
+)
+_CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
+_MENTION = re.compile(r"@(?=[A-Za-z_])")
+
+
+def known_names(d: Dossier) -> set[str]:
+    """Code names the diff shows (definitions, salient identifiers, edits, tests, files)."""
+    names = {s.name for s in d.symbols} | {x.name for x in d.salient} | {t.name for t in d.tests}
+    names |= {f.path.rsplit("/", 1)[-1] for f in d.files}
+    names |= {e.before for e in d.edits} | {e.after for e in d.edits}
+    return names
+
+
+def body_quote(text: str, d: Dossier, cited: Cited) -> str:
+    """A reduced body sentence for a quote: a code span stays code only when the diff shows that
+    name (so every code name of an entry is real code); other spans lose their backticks."""
+    known = known_names(d)
+
+    def span(match: re.Match[str]) -> str:
+        name = match.group(1).strip()
+        bare = name.removesuffix("()")
+        if bare in known or bare.rsplit(".", 1)[-1] in known:
+            return cited.name(name)
+        return name
+
+    return _MENTION.sub("", _CODE_SPAN.sub(span, text))
+
+
+def best_rationale(d: Dossier) -> RationaleFact | None:
+    """The sentence that says most about why: a root cause, else a symptom that names a severe
+    effect, else the motivation."""
+    for kind in ("root_cause", "symptom", "motivation"):
+        for r in d.rationale:
+            if r.kind != kind or not r.claim or len(r.claim) < 20:
+                continue
+            if kind == "symptom" and not SEVERE.search(r.claim):
+                continue
+            return r
+    return None
+
+
+def design_ideas(d: Dossier, limit: int = 2) -> list[DesignFact]:
+    """One design fact per pattern worth saying, most telling first."""
+    chosen: list[DesignFact] = []
+    for pattern in DESIGN_ORDER:
+        fact = next((x for x in d.design if x.pattern == pattern), None)
+        if fact is not None:
+            chosen.append(fact)
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+def _said_as(r: RationaleFact) -> str:
+    """How a sentence is introduced: as a root cause only when it gives one ("because", "due
+    to", "caused by" …); a sentence that says what something caused is a symptom; else a note."""
+    if r.kind == "root_cause":
+        if _CAUSE.search(r.claim):
+            return "root_cause"
+        return "symptom" if SEVERE.search(r.claim) else "note"
+    return r.kind
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:-")
+    if cut.count("`") % 2:
+        cut = cut[: cut.rfind("`")].rstrip()
+    return cut + "…"
+
+
+def _design_key(fact: DesignFact) -> str:
+    if fact.pattern == "event":
+        return "event_test" if fact.in_test else "event"
+    return fact.pattern
+
+
+def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
+    """Sentences (without the final stop) that say why, in the order a reader wants them."""
+    parts: list[str] = []
+    rationale = best_rationale(d)
+    if rationale is not None:
+        cited.fact(rationale.id)
+        claim = body_quote(_clip(rationale.claim, QUOTE_LIMIT), d, cited)
+        parts.append(p.get("why_body", _said_as(rationale), claim=claim))
+    comparison = next(iter(d.comparisons), None)
+    if comparison is not None:
+        cited.fact(comparison.id)
+        parts.append(
+            p.get(
+                "why_body",
+                "comparison",
+                metric=p.metric(comparison.metric),
+                before=comparison.before,
+                after=comparison.after,
+            )
+        )
+    ideas = design_ideas(d)
+    if ideas:
+        texts = []
+        for fact in ideas:
+            cited.fact(fact.id)
+            label = cited.name(fact.label, fact.path, fact.line)
+            texts.append(p.get("design", _design_key(fact), label=label))
+        parts.append(p.get("why_body", "design", ideas=p.word("design", "sep").join(texts)))
+    breaking = any(s.kind.value == "breaking_change" for s in d.signals)
+    if d.user_facing and not breaking:
+        if d.user_facing == "Yes":
+            parts.append(p.get("why_body", "user_facing_plain"))
+        else:
+            parts.append(
+                p.get("why_body", "user_facing", change=body_quote(d.user_facing, d, cited))
+            )
+    return parts
+
+
+def render_why(parts: list[str], p: Phrases) -> str:
+    return "".join(part + p.stop for part in parts)
