@@ -108,3 +108,12 @@ def test_bad_inputs_are_named(tmp_path: Path) -> None:
         load_generated(bad)
     with pytest.raises(InputError, match="map"):
         load_map(bad)
+
+
+def test_title_chinese_share_by_hand() -> None:
+    from prdigest.write.evaluate import chinese_share
+
+    assert chinese_share("DeepEP v2 combine 异步化，解码 ITL 降 5-9%") == pytest.approx(6 / 29)
+    assert chinese_share("修复块大小") == 1.0
+    assert chinese_share("【修复】Fix it") == pytest.approx(2 / 9)
+    assert chinese_share("") == 0.0

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from prdigest.core.models import Dossier, Level
+from prdigest.core.models import Dossier, Kind, Level
 from prdigest.core.records import PullRequest
 from prdigest.triage import assess
 from prdigest.write.template import TemplateWriter, space_cjk, title_for
@@ -121,15 +121,74 @@ def test_deterministic(dossiers: dict[int, Dossier]) -> None:
 
 
 def test_titles(dossiers: dict[int, Dossier]) -> None:
-    assert (
-        title_for(dossiers[56104], "zh")
-        == "NIXL：修复 race when a request spans multiple transfer handles"
-    )
+    assert title_for(dossiers[56104], "zh") == "NIXL：修复请求跨越多个传输句柄时的竞态"
     assert title_for(dossiers[56934], "zh").startswith("回滚 #56712:")
     assert (
         title_for(dossiers[56104], "en")
         == "NIXL: fix race when a request spans multiple transfer handles"
     )
+
+
+def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
+    update = {"subject": subject, "kind": Kind(kind), "claims": (), "rationale": ()}
+    return d.model_copy(update=update)
+
+
+@pytest.mark.parametrize(
+    ("subject", "kind", "title"),
+    [
+        ("Disable npugraph_ex by default on 310P", "fix", "默认禁用 310P 上的 npugraph_ex"),
+        (
+            "Fix invalid local sequence lengths for graph padding",
+            "fix",
+            "修复图 padding 的无效的本地序列长度",
+        ),
+        ("Remove weight prefetch config", "refactor", "移除权重 prefetch 配置"),
+        (
+            "Add E2E for kv sliding window; fix block size input bug",
+            "fix",
+            "新增 KV 滑动窗口的 E2E；修复块大小输入问题",
+        ),
+        ("Align V2 Model Runner with Upstream", "chore", "将 V2 模型执行器与上游对齐"),
+        ("Render bold text correctly in Chinese docs", "docs", "正确渲染中文文档中的加粗文本"),
+        (
+            "Update startup configuration to disable npugraph_ex",
+            "docs",
+            "更新启动配置，以禁用 npugraph_ex",
+        ),
+    ],
+)
+def test_chinese_titles_say_the_change_in_chinese(
+    dossiers: dict[int, Dossier], subject: str, kind: str, title: str
+) -> None:
+    assert title_for(_retitled(dossiers[56104], subject, kind), "zh") == title
+
+
+def test_a_title_that_would_stay_english_is_labelled_not_half_translated(
+    dossiers: dict[int, Dossier],
+) -> None:
+    d = _retitled(
+        dossiers[56104], "DyntraLB: Dynamic Intra-decoder rebalancing heuristics", "feature"
+    )
+    title = title_for(d, "zh")
+    assert title == "【新增】DyntraLB：Dynamic Intra-decoder rebalancing heuristics"
+    assert title.count("：") == 1  # never two prefixes
+
+
+def test_a_fix_title_says_the_symptom_the_body_names(dossiers: dict[int, Dossier]) -> None:
+    d = dossiers[56640]  # the body says the requests never finish and their KV blocks leak
+    assert title_for(d, "zh") == "修复 full-prefix-hit 请求从不结束时的 KV 泄漏"
+    crash = d.model_copy(
+        update={
+            "subject": "Fix draft shape when SP is on",
+            "rationale": (
+                d.rationale[0].model_copy(
+                    update={"kind": "symptom", "claim": "The draft model crashes in MarkovHead"}
+                ),
+            ),
+        }
+    )
+    assert title_for(crash, "zh") == "修复 SP 开启时的草稿形状导致的崩溃"
 
 
 def test_space_between_chinese_and_code() -> None:

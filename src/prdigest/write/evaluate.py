@@ -11,7 +11,10 @@ and the ``--format json`` output of ``prdigest digest``. Measures, per entry and
 * recall of people — ``@login`` in the reference, and bare logins of the PR's participants when
   they are known (``participants``, e.g. from the store);
 * recall of figures — numbers outside code (``(1)`` enumerations and ``#N`` references aside);
-* title overlap — Jaccard similarity of character bigrams (spaces and punctuation removed).
+* title overlap — Jaccard similarity of character bigrams (spaces and punctuation removed);
+* title Chinese share — Chinese characters of a generated title over its characters other than
+  spaces (the example digests' titles: 50–59 %), the mean over the mapped entries and over every
+  title of the generated digest.
 
 Recall and precision are micro-averaged (summed over entries); title overlap is the mean.
 """
@@ -52,6 +55,7 @@ class EntryScore:
     figures_ref: int
     figures_common: int
     title_overlap: float
+    title_chinese: float | None = None  # None: no generated title
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class EvalReport:
     title_overlap: float | None
     unmapped: tuple[str, ...]  # reference titles the map gives no PR for
     missing: tuple[int, ...]  # mapped PRs absent from the generated digest
+    title_chinese: float | None = None  # mean over the mapped entries' generated titles
+    title_chinese_all: float | None = None  # mean over every title of the generated digest
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +82,8 @@ class EvalReport:
                 "people_recall": self.people_recall,
                 "figure_recall": self.figure_recall,
                 "title_overlap": self.title_overlap,
+                "title_chinese": self.title_chinese,
+                "title_chinese_all": self.title_chinese_all,
             },
             "entries": [asdict(e) for e in self.entries],
             "unmapped": list(self.unmapped),
@@ -107,6 +115,15 @@ def people(text: str, participants: set[str] | None = None) -> set[str]:
 def figures(text: str) -> set[str]:
     plain = _ENUM.sub(" ", _BACKTICK.sub(" ", text))
     return {n.replace(",", "") for n in _NUMBER.findall(plain)}
+
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def chinese_share(title: str) -> float:
+    """Chinese characters of a title over its characters other than whitespace."""
+    visible = re.sub(r"\s+", "", title)
+    return len(_CJK.findall(visible)) / len(visible) if visible else 0.0
 
 
 def bigram_jaccard(a: str, b: str) -> float:
@@ -151,6 +168,7 @@ def _score(
         figures_ref=len(rf),
         figures_common=len(rf & gf),
         title_overlap=bigram_jaccard(ref.title, gen_title or ""),
+        title_chinese=chinese_share(gen_title) if gen_title is not None else None,
     )
 
 
@@ -166,6 +184,9 @@ def evaluate(
     scores = [_score(n, ref, by_number.get(n), (participants or {}).get(n)) for n, ref in pairs]
     compared = [s for s in scores if s.verdict_match is not None]
     present = [s for s in scores if s.gen_title is not None]
+    all_titles = [
+        str((item.get("entry") or {}).get("title") or "") for item in generated.get("prs", [])
+    ]
     return EvalReport(
         entries=tuple(scores),
         verdict_agreement=_ratio(sum(1 for s in compared if s.verdict_match), len(compared)),
@@ -182,7 +203,13 @@ def evaluate(
         title_overlap=(sum(s.title_overlap for s in present) / len(present)) if present else None,
         unmapped=tuple(unmapped),
         missing=tuple(n for n, _ in pairs if n not in by_number),
+        title_chinese=_mean([s.title_chinese for s in present if s.title_chinese is not None]),
+        title_chinese_all=_mean([chinese_share(t) for t in all_titles if t]),
     )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def _pairs(
@@ -250,7 +277,9 @@ def format_table(report: EvalReport) -> str:
         f"verdict agreement {_pct(report.verdict_agreement)} · names recall "
         f"{_pct(report.name_recall)} precision {_pct(report.name_precision)} · people recall "
         f"{_pct(report.people_recall)} · figures recall {_pct(report.figure_recall)} · "
-        f"title overlap {'-' if report.title_overlap is None else f'{report.title_overlap:.2f}'}",
+        f"title overlap {'-' if report.title_overlap is None else f'{report.title_overlap:.2f}'}"
+        f" · title Chinese share {_pct(report.title_chinese)} (all titles "
+        f"{_pct(report.title_chinese_all)})",
     ]
     if report.unmapped:
         rows.append(f"not mapped: {len(report.unmapped)} reference entr(ies)")

@@ -14,8 +14,8 @@ from prdigest.core.models import CodeRef, FileFact
 from prdigest.core.records import mention
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-_SPACE_BEFORE = re.compile(rf"([{_CJK}])([A-Za-z0-9`@#+\-−(\[])")
-_SPACE_AFTER = re.compile(rf"([A-Za-z0-9`%)\]])([{_CJK}])")
+_SPACE_BEFORE = re.compile(rf"([{_CJK}])([A-Za-z0-9_`@#+\-−(\[])")
+_SPACE_AFTER = re.compile(rf"([A-Za-z0-9_`%)\]])([{_CJK}])")
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([，。；：、）」！？])")
 _SPACE_AFTER_PUNCT = re.compile(r"([（「，。；：、）」])[ \t]+")
 

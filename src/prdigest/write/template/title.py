@@ -1,26 +1,82 @@
-"""Titles: the verb of the change, the subject, and the claimed figure when the body states one.
+"""Titles: what the change does, in the entry's language, with its effect when the PR states one.
 
-A template cannot translate an English PR title, so a Chinese title is the Chinese verb of the
-change (from the title's own leading verb when the phrasebook knows it, else from the kind),
-then the rest of the title in English, then the claimed figure. A ``Component:`` prefix stays
-in front. A language whose locale does not translate titles keeps the PR's own subject.
+A language whose locale translates titles (Chinese) gets a headline built from the PR title's
+own words: the lead verb (from the phrasebook, else the kind's verb), the subject's noun phrase
+word by word through the glossary (``[glossary.title]``: recurring terms and their written
+form; code names, versions and product names kept as written), prepositional phrases moved
+before the word they qualify ("X for Y" → "Y 的 X"), and the effect: a relative figure of a
+performance metric the body claims, or — for a fix — the symptom the body names (crash, hang,
+leak, OOM, wrong output …). A title that would stay mostly English is written as
+``【修复】English subject`` instead of a half translation; the PR's own title is shown by the
+markdown and html formats, so nothing is lost. Never two prefixes.
+
+A language whose locale does not translate titles keeps the PR's own subject.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from prdigest.analyze.body import SEVERE
 from prdigest.core.models import ClaimFact, Dossier, Kind
 from prdigest.write.template.phrases import Phrases
+from prdigest.write.template.why import best_rationale
 
 TITLE_SUBJECT_LIMIT = 80
+MAX_UNKNOWN_SHARE = 0.34  # more untranslated words than this: the English subject, labelled
 
 _COMPONENT = re.compile(r"^(?P<component>[A-Za-z][\w./+ -]{0,28}?):\s+(?P<rest>\S.*)$")
-_LEAD_WORD = re.compile(r"^(?P<word>[A-Za-z]+)\b\s*")
+_TOKEN = re.compile(
+    r"`[^`]+`|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|[A-Za-z0-9_@-][\w.+#/'@-]*[\w+#]|[A-Za-z0-9]|"
+    r"[^\sA-Za-z0-9]"
+)
+_CODE_LIKE = re.compile(r"^[`'\"@_-]|_|\w\.\w|/|\d|^[A-Z][a-z]+[A-Z]|^[A-Z]{2,}s?$|[a-z][A-Z]")
+_KEPT = re.compile(r"^[`'\"@]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes and long acronyms as written
+PARTICIPLES = frozenset(
+    {
+        "aborted", "finished", "cancelled", "canceled", "preempted", "failed", "dropped",
+        "skipped", "evicted", "selected", "required", "disabled", "enabled", "removed", "added",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
+MOVE_VERBS = frozenset(
+    {
+        "bump", "upgrade", "update", "move", "migrate", "rename", "set", "change", "switch",
+        "moves", "port", "relocate", "clamp", "cap", "truncate", "round",
+        "convert", "pin", "revert", "increase", "reduce", "extend", "raise", "lower", "restore",
+        "downgrade", "limit", "adjust", "align", "adapt", "apply", "pass", "updates",
+        "bumps", "sets", "changes",
+    }
+)  # fmt: skip
+# symptom words of a body sentence → the key of [template.symptom]
+SYMPTOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("crash", re.compile(r"\bcrash\w*|\bsegfault|\bcore dump", re.I)),
+    ("hang", re.compile(r"\bhang\w*|\bstuck\b|\bdeadlock\w*", re.I)),
+    ("leak", re.compile(r"\bleak\w*", re.I)),
+    ("oom", re.compile(r"\bOOM\b|\bout of memory\b", re.I)),
+    ("wrong_output", re.compile(r"\bgarbled\b|\b(?:wrong|incorrect) (?:output|result)", re.I)),
+    ("mismatch", re.compile(r"\bmismatch\w*|\bshape[- ]mismatch", re.I)),
+    (
+        "slowdown",
+        re.compile(
+            r"\bperformance regression|\b(?:TPOT|TTFT|ITL|latency|throughput) regression|"
+            r"\bdegrad\w+|\bslow(?:er|down)\b",
+            re.I,
+        ),
+    ),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    text: str
+    known: int  # words the glossary or the code-name rule accounted for
+    unknown: int  # English words left as they are
 
 
 def title_for(dossier: Dossier, lang: str) -> str:
-    """Chinese (or English) verb of the change, the subject, and the claimed figure if any."""
+    """The entry's title in ``lang`` (see the module doc)."""
     p = Phrases(lang, dossier.number)
     subject = dossier.subject.strip().rstrip(".")
     if dossier.kind is Kind.REVERT and dossier.reverts:
@@ -28,34 +84,305 @@ def title_for(dossier: Dossier, lang: str) -> str:
         inner = re.sub(r"^\s*(?:\[[^\]]{1,40}\]\s*)+", "", inner)
         inner = re.sub(r"\s*\(#\d+\)\s*\"?$", "", inner)
         subject = _clip_words(inner, TITLE_SUBJECT_LIMIT)
-        title = f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {subject}"
-        return p.finish(title)
+        return p.finish(f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {subject}")
     if not p.w.translate_titles:  # the PR's own title already says it best
         return subject + _title_figure(dossier, p)
     component = ""
     match = _COMPONENT.match(subject)
-    if match and " " not in match["component"].strip():
+    group = _LEADING_GROUP.match(subject)
+    if group:
+        component, subject = group["component"].strip(), subject[group.end() :]
+    elif match and " " not in match["component"].strip():
         component, subject = match["component"], match["rest"]
-    verb, rest = _verb_and_rest(subject, dossier.kind, p)
-    joiner = "" if verb.endswith(p.w.colon) else " "
-    title = f"{verb}{joiner}{_clip_words(rest, TITLE_SUBJECT_LIMIT)}"
-    if component:
-        title = f"{component}{p.w.colon}{title}"
-    title += _title_figure(dossier, p)
-    return p.finish(title)
+    translated = translate_subject(subject, dossier.kind, p)
+    if translated is None:  # mostly English: label it, do not half translate
+        label = p.get("kind_label", dossier.kind.value)
+        head = f"{component}{p.w.colon}" if component else ""
+        return p.finish(f"【{label}】{head}{_clip_words(subject, TITLE_SUBJECT_LIMIT)}")
+    effect = _title_figure(dossier, p)
+    if not effect and translated.startswith(tuple(p.raw("title", "cause_verbs"))):
+        effect = _title_symptom(dossier, p, subject)
+    title = f"{component}{p.w.colon}{translated}" if component else translated
+    return p.finish(title + effect)
 
 
-def _verb_and_rest(subject: str, kind: Kind, p: Phrases) -> tuple[str, str]:
-    match = _LEAD_WORD.match(subject)
-    if match:
-        verb = p.book.get("lead_verb", {}).get(match["word"].lower())
-        rest = subject[match.end() :].strip()
-        if verb and rest:
-            return verb, rest
-    verb = p.get("kind_verb", kind.value)
-    if not verb.endswith(p.w.colon.strip()):
-        verb += p.w.colon  # the subject keeps its own English verb: "修复：Clamp …"
-    return verb, subject
+def _clauses(subject: str, verbs: dict[str, str]) -> list[str]:
+    """Clauses of a subject: split at ";" always, at "and" or "," only before a verb."""
+    out: list[str] = []
+    for piece in re.split(r"\s*[;；]\s*", subject):
+        start = 0
+        for match in re.finditer(r"\s*,?\s+and\s+|\s*,\s+", piece):
+            following = re.match(r"[A-Za-z-]+", piece[match.end() :])
+            if following and following.group(0).lower() in verbs:
+                out.append(piece[start : match.start()])
+                start = match.end()
+        out.append(piece[start:])
+    return [c.strip() for c in out if c.strip()]
+
+
+_TRAILING_REF = re.compile(
+    r"\s*\((?:from |cherry[- ]pick(?:ed)? (?:of |from )?|backport (?:of )?)?#\d+\)\s*$", re.I
+)
+_LEADING_GROUP = re.compile(r"^\((?P<component>[^()]{1,40})\)\s*:?\s*")
+_TAGS = re.compile(r"\s*\[[^\]]{1,40}\]\s*")
+
+
+def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
+    """The subject in the locale's words, clause by clause; None when too much stays English."""
+    verbs = p.book.get("lead_verb", {})
+    subject = _TAGS.sub(" ", _TRAILING_REF.sub("", subject)).strip()
+    subject = re.sub(r"\s*\([^()]{1,60}\)\s*$", "", subject) or subject  # an aside at the end
+    clauses = _clauses(subject, verbs)
+    if not clauses:
+        return None
+    if len(clauses) > 1 and clauses[0].lower() in verbs:  # "Refactor and simplify X"
+        second = clauses[1].split(" ", 1)
+        if len(second) == 2 and second[0].lower() in verbs:
+            joined = verbs[clauses[0].lower()] + p.word("title", "and_verb")
+            clauses = [f"{second[0]} {second[1]}", *clauses[2:]]
+            rest = translate_subject("; ".join(clauses), kind, p)
+            return joined + rest if rest else None
+    rendered = []
+    for index, clause in enumerate(clauses):
+        part = _clause(clause.strip(), kind, p, first=index == 0)
+        if part is None:
+            if index == 0:
+                return None
+            break  # a trailing clause without a verb of its own: the first says enough
+        rendered.append(part)
+    known = sum(r.known for r in rendered)
+    unknown = sum(r.unknown for r in rendered)
+    if unknown > MAX_UNKNOWN_SHARE * max(1, known + unknown):
+        return None
+    return p.word("title", "clause_sep").join(r.text for r in rendered)
+
+
+def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | None:
+    tokens = _TOKEN.findall(clause)
+    if not tokens:
+        return None
+    verbs = p.book.get("lead_verb", {})
+    lead = tokens[0].lower()
+    if lead in verbs and len(tokens) > 1:
+        verb_word, verb, rest = lead, verbs[lead], tokens[1:]
+    elif first:
+        verb_word, verb, rest = "", p.get("kind_verb", kind.value).rstrip(p.w.colon), tokens
+    else:
+        return None
+    rest, verb = _manner(rest, verb, p)
+    segments = _segments(rest, verbs)
+    head = _phrase(segments[0][1], p)
+    known, unknown = head.known + 1, head.unknown
+    before: list[str] = []
+    modifiers: list[str] = []
+    after: list[str] = []
+    verb_last = False
+    for prep, words in segments[1:]:
+        np = _phrase(words, p)
+        known, unknown = known + np.known, unknown + np.unknown
+        if not np.text:
+            continue
+        key = _prep_key(prep, verb_word, words, verbs)
+        where = p.book["title_prep"].get(key)
+        if where is None:
+            continue
+        if key == "purpose":  # "to prevent X in Y" → 以防止 Y 中的 X
+            inner = _clause(" ".join(words), kind, p, first=False)
+            if inner is not None:
+                after.append(where.format(clause=inner.text))
+            continue
+        text = where.format(np=np.text)
+        if key in ("via", "using", "by", "through", "in_order"):
+            before.append(text)
+        elif key == "with_together":  # "Align X with Y" → 将 X 与 Y 对齐
+            if head.text:
+                before.append(p.word("title", "object_lead"))
+            after.append(text)
+            verb_last = True
+        elif key in AFTER_KEYS:
+            after.append(text)
+        else:
+            modifiers.append(text)
+    body = "".join(reversed(modifiers)) + head.text
+    if verb_last:
+        text = _join([*before, body, *after, verb])
+    else:
+        text = _join([*before, verb, body, *after])
+    return _Rendered(text, known, unknown)
+
+
+def _manner(rest: list[str], verb: str, p: Phrases) -> tuple[list[str], str]:
+    """Adverbs and "by default" move before the verb: "Render X correctly" → 正确渲染 X,
+    "Disable X by default" → 默认禁用 X."""
+    adverbs = p.book["title"]["adverbs"]
+    manner = [adverbs[t.lower()] for t in rest if t.lower() in adverbs]
+    if manner:
+        rest = [t for t in rest if t.lower() not in adverbs]
+        verb = "".join(manner) + verb
+    lowered = [t.lower() for t in rest]
+    at = next((i for i in range(len(rest) - 1) if lowered[i : i + 2] == ["by", "default"]), None)
+    if at is not None:
+        rest = rest[:at] + rest[at + 2 :]
+        verb = p.word("title", "by_default") + verb
+    return rest, verb
+
+
+AFTER_KEYS = frozenset(
+    {"to_move", "to_set", "into", "instead of", "as", "due to", "because of", "in order to"}
+)
+_TOGETHER_VERBS = frozenset(
+    {"align", "aligns", "sync", "merge", "unify", "consolidate", "overlap", "overlaps"}
+)
+_EVENTS = frozenset(
+    {"failure", "failures", "error", "errors", "exit", "startup", "shutdown", "timeout", "demand"}
+)
+_SET_VERBS = frozenset(
+    {"set", "sets", "change", "changes", "switch", "convert", "rename", "renames"}
+)
+
+
+def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[str, str]) -> str:
+    """The ``[template.title_prep]`` key a preposition takes after this verb."""
+    if prep == "to" and words and words[0].lower() in verbs and len(words) > 1:
+        return "purpose"
+    if prep == "on" and words and words[0].lower() in _EVENTS:
+        return "on_event"
+    if prep == "in" and words and words[-1].lower() == "order":
+        return "in_order"
+    if prep == "into" and verb_word in MOVE_VERBS:
+        return "to_move"
+    if prep == "to" and verb_word in _SET_VERBS:
+        return "to_set"
+    if prep == "to" and verb_word in MOVE_VERBS:
+        return "to_move"
+    if prep == "with" and verb_word in _TOGETHER_VERBS:
+        return "with_together"
+    return prep or ""
+
+
+def _segments(
+    tokens: list[str], verbs: dict[str, str] | None = None
+) -> list[tuple[str | None, list[str]]]:
+    """The head words, then each prepositional phrase (preposition, words), in order."""
+    preps = (
+        "instead of", "due to", "because of", "in order to", "introduced by", "caused by",
+        "pointing to", "required by", "used by", "related to", "based on",
+    )  # fmt: skip
+    singles = {
+        "for", "in", "on", "of", "with", "without", "when", "if", "while", "after", "before",
+        "from", "to", "into", "via", "using", "through", "under", "across", "between", "during",
+        "per", "as", "at", "by", "within", "than",
+    }  # fmt: skip
+    out: list[tuple[str | None, list[str]]] = [(None, [])]
+    index = 0
+    while index < len(tokens):
+        word = tokens[index].lower()
+        pair = f"{word} {tokens[index + 1].lower()}" if index + 1 < len(tokens) else ""
+        if pair in preps:
+            out.append((pair, []))
+            index += 2
+            continue
+        if (
+            word == "to"
+            and verbs
+            and index + 2 < len(tokens)
+            and tokens[index + 1].lower() in verbs
+            and out[-1][1]
+        ):  # "to fix X in Y": the rest is one purpose clause
+            out.append(("to", tokens[index + 1 :]))
+            break
+        after_copula = index > 0 and tokens[index - 1].lower() in ("is", "are", "be", "turned")
+        if (
+            word in singles
+            and (out[-1][1] or index == 0)
+            and not _default_phrase(tokens, index)
+            and not (after_copula and word in ("on", "off"))
+        ):
+            out.append((word, []))
+        else:
+            out[-1][1].append(tokens[index])
+        index += 1
+    return out
+
+
+def _default_phrase(tokens: list[str], index: int) -> bool:
+    """``by default``: a phrase of the glossary, not a preposition."""
+    return (
+        tokens[index].lower() == "by"
+        and index + 1 < len(tokens)
+        and (tokens[index + 1].lower() == "default")
+    )
+
+
+def _phrase(words: list[str], p: Phrases) -> _Rendered:
+    """A noun phrase word by word through the glossary, longest match first."""
+    glossary: dict[str, str] = p.locale.glossary.get("title", {})
+    term: dict[str, str] = p.locale.glossary.get("term", {})
+    if len(words) > 1 and words[-1].lower() in PARTICIPLES:  # "requests aborted" → 被中止的请求
+        words = [words[-1], *words[:-1]]
+    parts: list[str] = []
+    known = unknown = 0
+    index = 0
+    while index < len(words):
+        if _KEPT.match(words[index]):
+            parts.append(words[index].strip("`"))
+            known += 1
+            index += 1
+            continue
+        for size in (4, 3, 2, 1):
+            chunk = words[index : index + size]
+            if len(chunk) < size:
+                continue
+            key = " ".join(w.lower() for w in chunk)
+            found = glossary.get(key, term.get(key))
+            if found is None and size == 1 and key.endswith("s"):
+                found = glossary.get(key[:-1])
+            if found is not None:
+                if found:
+                    parts.append(found)
+                known += size
+                index += size
+                break
+        else:
+            word = words[index]
+            index += 1
+            if word in p.book["title"]["joiners"]:
+                parts.append(p.book["title"]["joiners"][word])
+                continue
+            verb = p.book.get("lead_verb", {}).get(word.lower())
+            related = re.fullmatch(
+                r"(?P<what>[\w.]+)-(?P<suffix>related|based|aware|only|specific)", word, re.I
+            )
+            if verb is not None:
+                parts.append(verb)
+                known += 1
+                continue
+            if related and related["suffix"].lower() in p.book["title"]["suffixes"]:
+                parts.append(
+                    related["what"] + " " + p.book["title"]["suffixes"][related["suffix"].lower()]
+                )
+                known += 1
+                continue
+            if _WORD.match(word) and not _CODE_LIKE.search(word):
+                unknown += 1
+            else:
+                known += 1
+            parts.append(word.strip("`"))
+    return _Rendered(_join(parts), known, unknown)
+
+
+_LATIN_START = re.compile(r"[A-Za-z0-9_(@'\"`-]")
+_LATIN_END = re.compile(r"[A-Za-z0-9_)%'\"`]$")
+
+
+def _join(parts: list[str]) -> str:
+    """Words joined as the script wants: Latin words spaced, CJK text without spaces."""
+    out = ""
+    for part in parts:
+        if out and _LATIN_START.match(part) and _LATIN_END.search(out):
+            out += " "
+        out += part
+    return out
 
 
 def _clip_words(text: str, limit: int) -> str:
@@ -63,6 +390,20 @@ def _clip_words(text: str, limit: int) -> str:
         return text
     cut = text[:limit].rsplit(" ", 1)[0]
     return cut.rstrip(",;:-") + "…"
+
+
+def _title_symptom(dossier: Dossier, p: Phrases, subject: str) -> str:
+    """For a fix: the symptom the body names, when the title does not already say it."""
+    if dossier.kind is not Kind.FIX:
+        return ""
+    rationale = best_rationale(dossier)
+    text = rationale.claim if rationale is not None else ""
+    if not text or not SEVERE.search(text):
+        return ""
+    for key, pattern in SYMPTOMS:
+        if pattern.search(text) and not pattern.search(subject):
+            return p.word("title", "cause") + p.get("symptom", key)
+    return ""
 
 
 RELATIVE = re.compile(r"^[+\-~]|[x×]$|\d[-~～–]\d")  # +4.6%, -5~9%, 3.8x: a change, not a level
