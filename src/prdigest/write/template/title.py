@@ -28,11 +28,11 @@ MAX_UNKNOWN_SHARE = 0.34  # more untranslated words than this: the English subje
 
 _COMPONENT = re.compile(r"^(?P<component>[A-Za-z][\w./+ -]{0,28}?):\s+(?P<rest>\S.*)$")
 _TOKEN = re.compile(
-    r"`[^`]+`|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|[A-Za-z0-9_@-][\w.+#/'@-]*[\w+#]|[A-Za-z0-9]|"
+    r"</?[A-Za-z][^<>]{0,80}>|`[^`]+`|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|[A-Za-z0-9_@-][\w.+#/'@-]*[\w+#]|[A-Za-z0-9]|"
     r"[^\sA-Za-z0-9]"
 )
-_CODE_LIKE = re.compile(r"^[`'\"@_-]|_|\w\.\w|/|\d|^[A-Z][a-z]+[A-Z]|^[A-Z]{2,}s?$|[a-z][A-Z]")
-_KEPT = re.compile(r"^[`'\"@]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes and long acronyms as written
+_CODE_LIKE = re.compile(r"^[`'\"@_<-]|_|\w\.\w|/|\d|^[A-Z][a-z]+[A-Z]|^[A-Z]{2,}s?$|[a-z][A-Z]")
+_KEPT = re.compile(r"^[`'\"@<]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes and long acronyms as written
 PARTICIPLES = frozenset(
     {
         "aborted", "finished", "cancelled", "canceled", "preempted", "failed", "dropped",
