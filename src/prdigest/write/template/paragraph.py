@@ -141,10 +141,13 @@ def paragraph_for(
         discussion_parts(d, p, cited) if deep else [],
         followup_items(d, p, cited, 3 if deep else 1),
     )
-    while len(draft.text()) > bounds.paragraph_max and draft.shrink():
+    # a paragraph for a PR not worth a close read stays within the short bound readers expect
+    limit = bounds.paragraph_max if deep else min(bounds.paragraph_max, bounds.paragraph_short[1])
+    while len(draft.text()) > limit and draft.shrink():
         pass
-    while len(draft.text()) > bounds.paragraph_hard_max and (draft.discussion or draft.followups):
-        (draft.discussion or draft.followups).pop()
+    hard = bounds.paragraph_hard_max if deep else limit
+    while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):
+        (draft.discussion or draft.followups or draft.why).pop()
     text = draft.text()
     # cite only what survived the trimming
     kept = Cited(refs={k: v for k, v in cited.refs.items() if code(k) in text}, ids=cited.ids)
