@@ -3,8 +3,16 @@
 ``FakeLLM(responder)`` serves ``POST /v1/chat/completions`` from a ``ThreadingHTTPServer`` in a
 background thread. For each request the responder gets a :class:`Call` (the parsed body and
 helpers: which PR it is about, whether it is the titles batch or a repair) and returns a
-:class:`Reply`: a status, the assistant text, headers, a delay, or a raw body. Used by the tests
-and by ``bench/bench_llm.py``; it never talks to anything but 127.0.0.1.
+:class:`Reply`: a status, the assistant text, headers, a delay, or a raw body. A streamed
+request (``"stream": true``) is answered as server-sent events, piece by piece, with the
+reasoning in ``reasoning_content`` when the reply has one, and the usage last.
+
+``slots=1`` plays a single-slot server such as llama.cpp on a CPU: requests are computed one at a
+time, the others wait for the slot, and a request whose client went away is still computed to
+its end (``abandoned`` counts them; ``overlaps`` counts requests that arrived while another was
+being computed). ``props`` serves llama.cpp's ``GET /props`` with ``total_slots``; ``/tokenize``
+counts tokens as ``count_tokens`` says. Used by the tests and by ``bench/bench_llm.py``; it never
+talks to anything but 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -70,6 +78,10 @@ class Reply:
     empty_choices: bool = False
     raw: str | None = None  # a body sent as is
     usage: dict[str, int] | None = None
+    reasoning: str | None = None  # streamed as ``reasoning_content`` before the answer
+    finish_reason: str = "stop"
+    piece_delay: float = 0.0  # seconds between streamed pieces
+    stall_after: int | None = None  # stream this many pieces, then fall silent
 
 
 def entry_json(title: str, paragraph: str | None = None, cites: list[str] | None = None) -> str:
@@ -111,13 +123,75 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
+PIECE_CHARS = 24
+STALL_S = 30.0  # how long a stalled reply stays silent (the client gives up long before)
+
+
+def stream_events(reply: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
+    """The server-sent events of a streamed reply: reasoning pieces, answer pieces, the finish
+    reason, then the usage when asked for."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 1_780_000_000,
+            "model": model,
+            "choices": [choice],
+        }
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    for text, key in (
+        (reply.reasoning or "", "reasoning_content"),
+        (reply.content or "", "content"),
+    ):
+        for i in range(0, len(text), PIECE_CHARS):
+            events.append(chunk({key: text[i : i + PIECE_CHARS]}))
+    events.append(chunk({}, reply.finish_reason))
+    usage = completion_body(reply, model).get("usage")
+    if include_usage and usage:
+        events.append(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 1_780_000_000,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+        )
+    return events
+
+
+def default_count(text: str) -> int:
+    return max(1, len(text) // 3)
+
+
 class FakeLLM:
     """The server; use as a context manager. ``calls`` records every request received."""
 
-    def __init__(self, responder: Callable[[Call], Reply], *, latency: float = 0.0) -> None:
+    def __init__(
+        self,
+        responder: Callable[[Call], Reply],
+        *,
+        latency: float = 0.0,
+        slots: int | None = None,
+        props: bool = False,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
         self.responder = responder
         self.latency = latency
         self.calls: list[Call] = []
+        self.slots = slots
+        self.props = props
+        self.count_tokens = count_tokens
+        self.active = 0
+        self.max_active = 0
+        self.overlaps = 0  # requests that arrived while the single slot was busy
+        self.abandoned = 0  # requests computed to the end after their client went away
+        self.finished: list[Call] = []
+        self._slot = threading.Semaphore(slots) if slots else None
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
@@ -151,15 +225,46 @@ class FakeLLM:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
 
+            def do_GET(self) -> None:
+                if self.path == "/props" and fake.props:
+                    self._send(200, json.dumps({"total_slots": fake.slots or 1}), {})
+                else:
+                    self._send(404, json.dumps({"error": {"message": "not found"}}), {})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 call = Call(body, {k.lower(): v for k, v in self.headers.items()})
+                if self.path == "/tokenize" and fake.count_tokens is not None:
+                    count = fake.count_tokens(str(body.get("content", "")))
+                    self._send(200, json.dumps({"tokens": list(range(count))}), {})
+                    return
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, json.dumps({"error": {"message": "not found"}}), {})
                     return
+                if fake._slot is None:
+                    self._serve(call, body)
+                    return
+                with fake._lock:
+                    if fake.active:
+                        fake.overlaps += 1
+                with fake._slot:
+                    with fake._lock:
+                        fake.active += 1
+                        fake.max_active = max(fake.max_active, fake.active)
+                    try:
+                        self._serve(call, body)
+                    finally:
+                        with fake._lock:
+                            fake.active -= 1
+                            fake.finished.append(call)
+
+            def _serve(self, call: Call, body: dict[str, Any]) -> None:
                 reply = fake._record(call)
                 time.sleep(fake.latency + reply.delay)
+                if body.get("stream") and reply.status == 200 and reply.raw is None:
+                    self._stream(reply, body)
+                    return
                 if reply.raw is not None:
                     self._send(reply.status, reply.raw, reply.headers)
                 elif reply.status != 200:
@@ -168,6 +273,41 @@ class FakeLLM:
                 else:
                     payload = completion_body(reply, body.get("model", "fake"))
                     self._send(200, json.dumps(payload, ensure_ascii=False), reply.headers)
+
+            def _stream(self, reply: Reply, body: dict[str, Any]) -> None:
+                include = bool((body.get("stream_options") or {}).get("include_usage"))
+                events = stream_events(reply, body.get("model", "fake"), include)
+                gone = False
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("transfer-encoding", "chunked")
+                    self.end_headers()
+                except (BrokenPipeError, ConnectionResetError):
+                    gone = True
+                for index, event in enumerate(events):
+                    if reply.stall_after is not None and index >= reply.stall_after:
+                        time.sleep(STALL_S)
+                        gone = True  # the client has given up by now
+                        break
+                    if index and reply.piece_delay:
+                        time.sleep(reply.piece_delay)
+                    if not gone:
+                        gone = not self._chunk(f"data: {json.dumps(event, ensure_ascii=False)}\n\n")
+                if not gone:
+                    gone = not (self._chunk("data: [DONE]\n\n") and self._chunk(""))
+                if gone:
+                    with fake._lock:
+                        fake.abandoned += 1
+
+            def _chunk(self, text: str) -> bool:
+                data = text.encode("utf-8")
+                try:
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                    self.wfile.flush()
+                    return True
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    return False
 
             def _send(self, status: int, text: str, headers: dict[str, str]) -> None:
                 data = text.encode("utf-8")

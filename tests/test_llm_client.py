@@ -113,10 +113,95 @@ def test_a_retry_after_beyond_the_cap_gives_up() -> None:
     assert client.calls == 1
 
 
-def test_timeout() -> None:
-    with FakeLLM(sequence(Reply('{"a": 1}', delay=0.6))) as fake:  # type: ignore[arg-type]
-        result, _ = complete(fake.url, Waits(), timeout_s=0.2, max_retries=1)
-    assert isinstance(result, LLMTimeoutError) and "2 attempt" in str(result)
+def test_a_silent_server_times_out_once_and_is_not_asked_again() -> None:
+    # a single-slot server that starts on the request and then says nothing: the client gives
+    # up after the allowance and must not queue a second copy behind the first
+    slow = Reply('{"a": 1}', stall_after=0)
+    with FakeLLM(sequence(slow), slots=1) as fake:  # type: ignore[arg-type]
+        result, client = complete(fake.url, Waits(), timeout_s=2, max_retries=3)
+        assert len(fake.calls) == 1
+    assert isinstance(result, LLMTimeoutError) and "not sent again" in str(result)
+    assert client.calls == 1 and client.timeouts == 1
+
+
+def test_a_reply_that_stops_midway_times_out_on_silence_not_total_time() -> None:
+    # 40 pieces 0.1 s apart take longer than the 2 s timeout in total, and pass: only silence
+    # counts; a reply that stops after 3 pieces fails after one timeout of silence
+    long = Reply('{"a": "' + "x" * 900 + '"}', piece_delay=0.05)
+    with FakeLLM(sequence(long)) as fake:  # type: ignore[arg-type]
+        result, _ = complete(fake.url, Waits(), timeout_s=2)
+    assert getattr(result, "data", None) == {"a": "x" * 900}
+    with FakeLLM(sequence(Reply('{"a": "' + "y" * 200 + '"}', stall_after=3))) as fake:  # type: ignore[arg-type]
+        result, client = complete(fake.url, Waits(), timeout_s=2)
+        assert len(fake.calls) == 1
+    assert isinstance(result, LLMTimeoutError) and "after 3 piece(s)" in str(result)
+
+
+def test_the_first_piece_may_take_the_prompts_reading_time() -> None:
+    s = settings("http://127.0.0.1:9/v1", timeout_s=60)
+    client = LLMClient(s)
+    assert client.first_piece_allowance(8_000) == 60 + 8_000 / 8.0  # local: 8 tokens/s assumed
+    client.prompt_tps = 40.0  # learned from a reply
+    assert client.first_piece_allowance(8_000) == 60 + 200
+    remote = LLMClient(settings("https://api.example.com/v1"))
+    assert remote.first_piece_allowance(8_000) == 60 + 40
+    asyncio.run(client.aclose())
+    asyncio.run(remote.aclose())
+
+
+def test_concurrency_from_the_servers_slots_else_one_for_a_local_server() -> None:
+    async def slots(url: str, **extra: object) -> tuple[int, str]:
+        async with LLMClient(settings(url, **extra)) as client:
+            return client.concurrency, client.concurrency_source
+
+    with FakeLLM(sequence(Reply('{"a": 1}')), slots=3, props=True) as fake:  # type: ignore[arg-type]
+        assert asyncio.run(slots(fake.url)) == (3, "server")
+        assert asyncio.run(slots(fake.url, concurrency=5)) == (5, "config")
+    with FakeLLM(sequence(Reply('{"a": 1}'))) as fake:  # type: ignore[arg-type]
+        assert asyncio.run(slots(fake.url)) == (1, "default")  # loopback, no /props
+
+
+@pytest.mark.parametrize(
+    ("reply", "data", "cut"),
+    [
+        (Reply('<think>{"title": "草稿"}</think>{"a": 2}'), {"a": 2}, False),
+        (Reply('<thinking>先写 {"a": 0}</thinking>\n{"a": 3}'), {"a": 3}, False),
+        (Reply('I should write {"a": 0} first.</think>{"a": 4}'), {"a": 4}, False),
+        (Reply('{"a": 5}', reasoning='draft {"a": 0}'), {"a": 5}, False),
+        (Reply('<think>draft {"a": 0} and more', finish_reason="length"), None, True),
+        (Reply("", reasoning='{"a": 0} still thinking', finish_reason="length"), None, True),
+    ],
+    ids=["think", "thinking", "no-opening-tag", "reasoning_content", "truncated", "cut-field"],
+)
+def test_reasoning_is_removed_in_every_form(reply: Reply, data: object, cut: bool) -> None:
+    with FakeLLM(sequence(reply)) as fake:  # type: ignore[arg-type]
+        result, _ = complete(fake.url, Waits())
+    assert getattr(result, "data", "error") == data
+    assert getattr(result, "reasoning_truncated", None) is cut
+    assert getattr(result, "reasoning", "")  # what was removed is kept apart
+
+
+def test_a_server_that_rejects_stream_options_is_asked_without_them() -> None:
+    def picky(call: Call) -> Reply:
+        if "stream_options" in call.body:
+            return Reply("unknown field stream_options", status=400)
+        return Reply('{"ok": true}', usage={})
+
+    with FakeLLM(picky) as fake:
+        result, client = complete(fake.url, Waits())
+    assert getattr(result, "data", None) == {"ok": True} and not client.stream_usage
+    assert getattr(result, "estimated", False)
+
+
+def test_tokens_are_counted_by_the_server_where_it_can() -> None:
+    async def count(url: str) -> int | None:
+        async with LLMClient(settings(url)) as client:
+            return await client.count_tokens("abcdefghi")
+
+    with FakeLLM(sequence(Reply("{}")), count_tokens=lambda t: len(t) + 1) as fake:  # type: ignore[arg-type]
+        assert asyncio.run(count(fake.url)) == 10
+    with FakeLLM(sequence(Reply("{}"))) as fake:  # type: ignore[arg-type]
+        assert asyncio.run(count(fake.url)) is None
 
 
 @pytest.mark.parametrize(
