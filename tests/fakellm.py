@@ -17,6 +17,7 @@ talks to anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -27,6 +28,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 _PR = re.compile(r"PR[：:]\s*#(\d+)")
+
+
+@functools.cache
+def _repair_systems() -> frozenset[str]:
+    from prdigest.core.locale import available, locale
+    from prdigest.write.llm.prompt import fill
+
+    return frozenset(fill(locale(lang).llm["repair_system"]) for lang in available())
+
+
 _TITLE_ITEM = re.compile(r"^#(\d+) ", re.M)
 
 
@@ -53,7 +64,11 @@ class Call:
 
     @property
     def is_repair(self) -> bool:
-        return any(m["role"] == "assistant" for m in self.messages)
+        """A repair request (its system message is a locale's ``repair_system``) or a titles
+        repair (it carries drafts)."""
+        return self.system.strip() in _repair_systems() or (
+            self.is_titles and "draft:" in self.first_user
+        )
 
     @property
     def pr_number(self) -> int | None:

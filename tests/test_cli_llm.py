@@ -66,7 +66,11 @@ def test_digest_with_llm_end_to_end_and_rerun(
         assert code == 0 and len(fake.calls) == calls  # the re-run made no call
     data = json.loads(out)
     assert all(p["entry"]["writer"] == "llm:fake-model" for p in data["prs"])
-    assert "llm: 9 call(s), 9,000 prompt + 1,800 completion tokens" in err
+    assert (
+        "llm: 9 request(s) in 9 call(s), 9,000 prompt + 1,800 completion tokens; "
+        "paragraphs: 8 from the model, 0 repaired, 0 fixed by prdigest, 0 from the template; "
+        "titles: 9 of 9 from the model"
+    ) in err
     assert "llm:" not in err2  # nothing was written, nothing to report
     assert text.startswith("vllm-project/vllm\n\n改动要点")
     totals = open_store(db).usage.totals(REPO)

@@ -132,7 +132,7 @@ def test_a_reply_that_stops_midway_times_out_on_silence_not_total_time() -> None
         result, _ = complete(fake.url, Waits(), timeout_s=2)
     assert getattr(result, "data", None) == {"a": "x" * 900}
     with FakeLLM(sequence(Reply('{"a": "' + "y" * 200 + '"}', stall_after=3))) as fake:  # type: ignore[arg-type]
-        result, client = complete(fake.url, Waits(), timeout_s=2)
+        result, _ = complete(fake.url, Waits(), timeout_s=2)
         assert len(fake.calls) == 1
     assert isinstance(result, LLMTimeoutError) and "after 3 piece(s)" in str(result)
 

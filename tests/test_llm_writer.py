@@ -123,15 +123,16 @@ def test_one_titles_request_covers_every_listed_pr(store: Store) -> None:
 @pytest.mark.parametrize(
     ("name", "steps", "outcome"),
     [
-        ("good JSON", [], "verified"),
-        ("JSON in a code fence", ["fence"], "verified"),
+        ("good JSON", [], "model"),
+        ("JSON in a code fence", ["fence"], "model"),
         ("invalid JSON, then repaired", [Reply('{"title": "半截'), "good"], "repaired"),
         ("invalid JSON twice", [Reply("not json at all"), Reply("还是不行")], "fallback"),
-        ("invented function", ["invent", "good"], "repaired"),
-        ("invented speed-up twice", ["speedup", "speedup"], "fallback"),
+        ("invented function in a later sentence", ["invent"], "fixed"),
+        ("invented function in the opening", ["invent_first", "good"], "repaired"),
+        ("invented speed-up, repeated", ["speedup", "speedup"], "fallback"),
         ("English instead of Chinese", ["english", "good"], "repaired"),
         ("429 with retry-after", [Reply(status=429, headers={"retry-after": "3"}), "good"], "v"),
-        ("500 then good", [Reply(status=500), "good"], "verified"),
+        ("500 then good", [Reply(status=500), "good"], "model"),
         ("empty choice", [Reply(empty_choices=True), "good"], "repaired"),
     ],
 )
@@ -141,7 +142,10 @@ def test_scenarios(store: Store, name: str, steps: list[object], outcome: str) -
         "good": good_for(number),
         "fence": Reply("好的，结果如下：\n```json\n" + good_for(number).content + "\n```"),  # type: ignore[operator]
         "invent": with_paragraph(number, lambda p: p + "另见 `rebalance_xfer_pool_v2`。"),
-        "speedup": with_paragraph(number, lambda p: p + "作者称端到端吞吐提升 37%。"),
+        "invent_first": with_paragraph(
+            number, lambda p: p.replace("。", "，另见 `rebalance_xfer_pool_v2`。", 1)
+        ),
+        "speedup": with_paragraph(number, lambda p: p.replace("。", "，端到端吞吐提升 37%。", 1)),
         "english": Reply(
             entry_json(
                 "Fix NIXL race",
@@ -159,7 +163,7 @@ def test_scenarios(store: Store, name: str, steps: list[object], outcome: str) -
     got = entries(result)
     assert set(got) == {i.pr.number for i in result.digest.all_items()}
     usage = next(u for u in result.usage if u.number == number)
-    expected = "verified" if outcome == "v" else outcome
+    expected = "model" if outcome == "v" else outcome
     assert usage.outcome == expected, name
     entry = got[number]
     assert entry.fallback is (expected == "fallback")
@@ -170,16 +174,21 @@ def test_scenarios(store: Store, name: str, steps: list[object], outcome: str) -
             assert got[other].writer == "llm:fake-model"  # nobody else lost their entry
     if name == "429 with retry-after":
         assert sleeps.waits == [3.0]
-    if steps and steps[0] in ("invent", "speedup", "english"):
-        repair = next(c for c in fake.calls if c.is_repair and c.pr_number == number)
-        problems = repair.messages[-1]["content"]
-        assert {"invent": "rebalance_xfer_pool_v2", "speedup": "37", "english": "中文"}[
+    repairs = [c for c in fake.calls if c.is_repair and c.pr_number == number]
+    if expected == "fixed":
+        assert not repairs and entry.findings  # fixed by prdigest, without a call
+        assert "rebalance_xfer_pool_v2" not in (entry.paragraph or "")
+    if steps and steps[0] in ("invent_first", "speedup", "english"):
+        problems = repairs[0].messages[-1]["content"]
+        assert {"invent_first": "rebalance_xfer_pool_v2", "speedup": "37", "english": "中文"}[
             steps[0]  # type: ignore[index]
         ] in problems
+    if expected == "fallback":
+        assert entry.findings  # the reasons are stored with the entry
 
 
 def test_a_verification_fallback_is_cached_and_marked_in_outputs(store: Store) -> None:
-    speedup = with_paragraph(56104, lambda p: p + "吞吐提升 37%。")
+    speedup = with_paragraph(56104, lambda p: p.replace("。", "，吞吐提升 37%。", 1))
     with FakeLLM(Scripted(good, {56104: [speedup]})) as fake:
         result = run(store, writer(fake.url))
         calls = len(fake.calls)
@@ -188,28 +197,32 @@ def test_a_verification_fallback_is_cached_and_marked_in_outputs(store: Store) -
     markdown = render(result.digest, "markdown").decode()
     data = json.loads(render(result.digest, "json"))
     assert "template fallback" in markdown
-    assert next(p for p in data["prs"] if p["pr"]["number"] == 56104)["entry"]["fallback"]
+    assert "1 / 17 条导读来自模板" in markdown and "#56104 (段落: 数字 37%" in markdown.replace(
+        "\\", ""
+    )
+    entry = next(p for p in data["prs"] if p["pr"]["number"] == 56104)["entry"]
+    assert entry["fallback"] and any("37%" in f for f in entry["findings"])
 
 
-def test_timeouts_fall_back_without_caching_then_a_rerun_retries(store: Store) -> None:
-    slow = Reply(entry_json("x", "y"), delay=1.0)
-    with FakeLLM(Scripted(good, {56104: [slow, slow]})) as fake:
-        w = writer(fake.url, timeout_s=0.3, max_retries=1)
+def test_a_stalled_reply_falls_back_is_not_resent_nor_cached_then_a_rerun_retries(
+    store: Store,
+) -> None:
+    stalled = Reply(entry_json("x", "y"), stall_after=1)  # the role piece, then silence
+    with FakeLLM(Scripted(good, {56104: [stalled]})) as fake:
+        w = writer(fake.url, timeout_s=2, max_retries=3)
         result = run(store, w)
         entry = entries(result)[56104]
         assert entry.fallback and entry.writer == "template"
-        assert any("timed out" in note and "#56104" in note for note in result.notes)
+        assert sum(1 for c in fake.calls if c.pr_number == 56104) == 1  # never sent twice
+        assert any("not sent again" in note and "#56104" in note for note in result.notes)
+        assert any("not sent again" in f for f in entry.findings)
+        usage = next(u for u in result.usage if u.number == 56104)
+        assert usage.outcome == "error" and usage.calls == 1 and usage.estimated
+        assert usage.prompt_tokens > 0  # the prompt was sent: its tokens count
         fake.responder = Scripted(good)
         rerun = run(store, w)
     assert entries(rerun)[56104].writer == "llm:fake-model"
     assert [u.number for u in rerun.usage] == [56104]  # only the failed one was retried
-
-
-def test_timeout_then_success_is_verified(store: Store) -> None:
-    slow = Reply(entry_json("x", "y"), delay=1.0)
-    with FakeLLM(Scripted(good, {56104: [slow, good_for(56104)]})) as fake:
-        result = run(store, writer(fake.url, timeout_s=0.3))
-    assert entries(result)[56104].writer == "llm:fake-model"
 
 
 INJECTION = (
@@ -248,6 +261,7 @@ def test_a_reply_obeying_an_injected_instruction_is_caught(tmp_path: Path) -> No
     assert "ignore all previous instructions" in inside  # the injection stays inside the fence
     problems = next(c for c in fake.calls if c.is_repair).messages[-1]["content"]
     assert "值得精读" in problems and "promo-bot" in problems and "链接" in problems
+    assert "ignore all previous instructions" not in problems  # no PR data in a repair
 
 
 def test_cost_budget_stops_new_writes_and_says_so(store: Store) -> None:

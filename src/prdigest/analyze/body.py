@@ -129,6 +129,12 @@ def _visible_lines(body: str) -> tuple[BodyLine, ...]:
     return tuple(lines)
 
 
+def heading_of(line: str) -> str | None:
+    """The heading a body line is (``## Purpose``, ``**Notes**``), else ``None``."""
+    match = _HEADING.match(line) or _BOLD_HEADING.match(line)
+    return match.group(match.lastindex or 1).strip() if match else None
+
+
 def _section_key(heading: str) -> str | None:
     low = heading.lower().replace("_", "").strip(" :*?")
     for key, names in SECTION_NAMES.items():

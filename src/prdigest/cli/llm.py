@@ -53,16 +53,29 @@ def writer_options(func: F) -> F:
     return func
 
 
+def run_summary(run: DigestRun) -> str:
+    """One line: requests and attempts, tokens, how the paragraphs and titles came out."""
+    paragraphs = run.outcomes("paragraph")
+    accepted, asked = run.titles
+    estimated = " (some estimated)" if any(u.estimated for u in run.usage) else ""
+    parts = [
+        f"llm: {run.requests} request(s) in {run.calls} call(s), {run.prompt_tokens:,} prompt "
+        f"+ {run.completion_tokens:,} completion tokens{estimated}",
+        f"paragraphs: {paragraphs.get('model', 0)} from the model, "
+        f"{paragraphs.get('repaired', 0)} repaired, {paragraphs.get('fixed', 0)} fixed by "
+        f"prdigest, {sum(paragraphs.get(k, 0) for k in ('fallback', 'error', 'budget'))} "
+        "from the template",
+    ]
+    if asked:
+        parts.append(f"titles: {accepted} of {asked} from the model")
+    return "; ".join(parts)
+
+
 def report_run(run: DigestRun) -> None:
     """The cost of a run and its notes, on stderr (stdout may carry the digest)."""
     if not run.usage and not run.notes:
         return
-    click.echo(
-        f"llm: {run.calls} call(s), {run.prompt_tokens:,} prompt + "
-        f"{run.completion_tokens:,} completion tokens; {run.written} entr(ies) written, "
-        f"{run.fallbacks} template fallback(s)",
-        err=True,
-    )
+    click.echo(run_summary(run), err=True)
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
 

@@ -462,6 +462,9 @@ class Entry(_Frozen):
     fallback: bool = False  # an LLM entry that failed verification was replaced by the template
     cites: tuple[str, ...] = ()
     code_refs: tuple[CodeRef, ...] = ()
+    # why a model entry fell back, what prdigest fixed in it, or what it reported (made-up
+    # cite ids), in the entry's language
+    findings: tuple[str, ...] = ()
 
 
 class Window(_Frozen):
@@ -529,10 +532,17 @@ class UsageRecord(_Frozen):
     purpose: Literal["paragraph", "titles"]
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    calls: int = 0
-    outcome: str = "verified"  # verified | repaired | fallback | error | budget
-    estimated: bool = False  # the server sent no usage; tokens were estimated
+    calls: int = 0  # HTTP attempts, retries and timed-out requests included
+    # paragraphs: model | repaired | fixed | fallback | error | budget;
+    # titles: model | partial | failed | error | budget
+    outcome: str = "model"
+    estimated: bool = False  # the server sent no usage (or the request timed out): estimates
     entry_key: str | None = None
+    requests: int = 0  # model requests: the first attempt and each repair
+    seconds: float = 0.0  # wall time of the requests
+    accepted: int = 0  # titles: how many of the batch were accepted
+    asked: int = 0  # titles: how many the batch asked for
+    findings: tuple[str, ...] = ()
 
     @property
     def total_tokens(self) -> int:

@@ -84,6 +84,29 @@ class SiteConfig(ConfigModel):
         return value if value.endswith("/") else value + "/"
 
 
+class LLMConfig(ConfigModel):
+    """``[llm]``: how the LLM writer talks to its model (the environment overrides each key;
+    the key itself only ever comes from ``PRDIGEST_LLM_API_KEY``)."""
+
+    base_url: str | None = Field(default=None, description="Endpoint up to and including /v1.")
+    model: str | None = Field(default=None, min_length=1)
+    timeout: float | None = Field(default=None, gt=0, description="Seconds of silence allowed.")
+    concurrency: int | None = Field(default=None, ge=1, le=64)
+    context: int | None = Field(default=None, ge=1_024, description="The server's context size.")
+    max_output_tokens: int | None = Field(default=None, ge=100)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    retries: int | None = Field(default=None, ge=0, le=6)
+    repairs: int | None = Field(default=None, ge=0, le=3)
+    json_mode: Literal["auto", "on", "off"] | None = None
+    budget_tokens: int | None = Field(default=None, ge=1_000)
+    max_cost_tokens: int | None = Field(default=None, ge=0)
+
+    def settings(self) -> dict[str, Any]:
+        """The table as :class:`~prdigest.write.llm.settings.LLMSettings` field names."""
+        names = {"timeout": "timeout_s", "context": "context_tokens", "retries": "max_retries"}
+        return {names.get(k, k): v for k, v in self.model_dump().items() if v is not None}
+
+
 class RepoConfig(ConfigModel):
     """One ``[[repos]]`` table: a repository and how its digest is made."""
 
@@ -148,8 +171,6 @@ class RepoConfig(ConfigModel):
         path = SOURCES[self.source].path
         if path and self.path is None:
             raise problem("path", f"source {self.source!r} needs 'path' ({path})")
-        if self.writer == "llm" and not self.model:
-            raise problem("model", "writer 'llm' needs 'model'")
         return self
 
 
@@ -158,6 +179,7 @@ class Config(ConfigModel):
 
     db: str | None = None
     site: SiteConfig = SiteConfig()
+    llm: LLMConfig = LLMConfig()
     repos: tuple[RepoConfig, ...]
     channels: dict[str, ChannelConfig] = Field(default_factory=dict)
 
@@ -187,6 +209,13 @@ class Config(ConfigModel):
                     raise problem(
                         f"repos[{index}].channels", f"no channel named {name!r} (known: {known})"
                     )
+        return self
+
+    @model_validator(mode="after")
+    def _llm_model(self) -> Config:
+        for index, repo in enumerate(self.repos):
+            if repo.writer == "llm" and not (repo.model or self.llm.model):
+                raise problem(f"repos[{index}].model", "writer 'llm' needs 'model' (or llm.model)")
         return self
 
     def channels_for(self, repo: RepoConfig) -> list[str]:
@@ -312,6 +341,8 @@ def config_keys() -> list[str]:
             keys.append(key)
             if key == "site":
                 walk(SiteConfig, "site.")
+            elif key == "llm":
+                walk(LLMConfig, "llm.")
             elif key == "repos":
                 walk(RepoConfig, "repos.")
 

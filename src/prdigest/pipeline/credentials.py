@@ -6,8 +6,10 @@ in (the library itself never reads the process environment).
   from ``GITHUB_GRAPHQL_URL`` or derived from the base.
 * The model endpoint: ``PRDIGEST_LLM_BASE_URL``, ``PRDIGEST_LLM_MODEL`` and
   ``PRDIGEST_LLM_API_KEY``, each falling back to ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and
-  ``OPENAI_API_KEY``; optional ``PRDIGEST_LLM_TIMEOUT`` (seconds), ``PRDIGEST_LLM_CONCURRENCY``
-  and ``PRDIGEST_LLM_JSON_MODE`` (auto/on/off). The key goes into a ``SecretStr``.
+  ``OPENAI_API_KEY``; the other settings of :data:`LLM_VARIABLES` (timeout, concurrency,
+  context, output allowance, temperature, retries, repairs, JSON mode, budgets). The key goes
+  into a ``SecretStr``. Values of the ``[llm]`` table of ``prdigest.toml`` come first, the
+  environment overrides them, a command's options override both.
 """
 
 from __future__ import annotations
@@ -55,21 +57,47 @@ def _first(env: Environment, *names: str) -> str | None:
     return next((env[n] for n in names if env.get(n)), None)
 
 
-def llm_settings(env: Environment, **overrides: Any) -> LLMSettings:
-    """Settings from the environment (see the module docstring) and explicit overrides."""
-    model = overrides.pop("model", None) or _first(env, "PRDIGEST_LLM_MODEL", "OPENAI_MODEL")
+# environment variable → setting (and the ``[llm]`` key of prdigest.toml, the same name
+# without the prefix, lower case)
+LLM_VARIABLES: dict[str, str] = {
+    "PRDIGEST_LLM_TIMEOUT": "timeout_s",
+    "PRDIGEST_LLM_CONCURRENCY": "concurrency",
+    "PRDIGEST_LLM_CONTEXT": "context_tokens",
+    "PRDIGEST_LLM_MAX_OUTPUT_TOKENS": "max_output_tokens",
+    "PRDIGEST_LLM_TEMPERATURE": "temperature",
+    "PRDIGEST_LLM_RETRIES": "max_retries",
+    "PRDIGEST_LLM_REPAIRS": "repairs",
+    "PRDIGEST_LLM_JSON_MODE": "json_mode",
+    "PRDIGEST_LLM_BUDGET_TOKENS": "budget_tokens",
+    "PRDIGEST_LLM_MAX_COST_TOKENS": "max_cost_tokens",
+}
+
+
+def llm_settings(
+    env: Environment, file: Mapping[str, Any] | None = None, **overrides: Any
+) -> LLMSettings:
+    """Settings from the ``[llm]`` table (``file``, already validated), the environment (see
+    the module docstring) and explicit overrides, in that order of precedence."""
+    table = {k: v for k, v in (file or {}).items() if v is not None}
+    model = (
+        overrides.pop("model", None)
+        or _first(env, "PRDIGEST_LLM_MODEL", "OPENAI_MODEL")
+        or table.pop("model", None)
+    )
+    table.pop("model", None)
     if not model:
         raise ConfigError("no model: set PRDIGEST_LLM_MODEL (or OPENAI_MODEL)", key="llm.model")
+    base_url = _first(env, "PRDIGEST_LLM_BASE_URL", "OPENAI_BASE_URL") or table.pop(
+        "base_url", None
+    )
+    table.pop("base_url", None)
     values: dict[str, Any] = {
-        "base_url": _first(env, "PRDIGEST_LLM_BASE_URL", "OPENAI_BASE_URL") or OPENAI_URL,
+        **table,
+        "base_url": base_url or OPENAI_URL,
         "model": model,
         "api_key": SecretStr(_first(env, "PRDIGEST_LLM_API_KEY", "OPENAI_API_KEY") or ""),
     }
-    for name, key in (
-        ("PRDIGEST_LLM_TIMEOUT", "timeout_s"),
-        ("PRDIGEST_LLM_CONCURRENCY", "concurrency"),
-        ("PRDIGEST_LLM_JSON_MODE", "json_mode"),
-    ):
+    for name, key in LLM_VARIABLES.items():
         if env.get(name):
             values[key] = env[name]
     values.update({k: v for k, v in overrides.items() if v is not None})

@@ -49,7 +49,7 @@ from prdigest.core.presets import Preset, load_preset
 from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
 from prdigest.triage import assess, rank, select, triage_version
-from prdigest.write import Writer, WriteRequest
+from prdigest.write import Writer, WriteRequest, same_day
 
 Progress = Callable[[int, int], None]
 
@@ -82,11 +82,31 @@ class DigestRun:
 
     @property
     def calls(self) -> int:
+        """HTTP attempts (retries and timed-out requests included)."""
         return sum(u.calls for u in self.usage)
+
+    @property
+    def requests(self) -> int:
+        """Model requests: first attempts and repairs."""
+        return sum(u.requests for u in self.usage)
 
     @property
     def fallbacks(self) -> int:
         return sum(1 for i in self.digest.all_items() if i.entry.fallback)
+
+    def outcomes(self, purpose: str = "paragraph") -> dict[str, int]:
+        """How this run's writes ended, by outcome (``model``, ``repaired``, ``fixed`` …)."""
+        found: dict[str, int] = {}
+        for u in self.usage:
+            if u.purpose == purpose:
+                found[u.outcome] = found.get(u.outcome, 0) + 1
+        return found
+
+    @property
+    def titles(self) -> tuple[int, int]:
+        """Titles accepted from the model and titles asked for, in this run."""
+        rows = [u for u in self.usage if u.purpose == "titles"]
+        return sum(u.accepted for u in rows), sum(u.asked for u in rows)
 
 
 @dataclass(frozen=True)
@@ -261,15 +281,27 @@ def _requests(
     options, preset = run.options, run.preset
     records = run.store.records.load(options.repo, chunk)
     stored = run.store.artefacts.dossiers_of(options.repo, chunk, ANALYZER_VERSION, preset.key)
+    dossiers = {
+        number: _current_dossier(stored.get(number), triaged[number].pr_hash)
+        or analyze(records[number], preset, pr_version=records[number].version_key)
+        for number in chunk
+    }
+    # the batch's other PRs on the same code (and their titles, for the borrowed-title check)
+    nearby = same_day(list(dossiers.values()))
     requests = []
     for number in chunk:
-        item, pr = triaged[number], records[number]
-        dossier = _current_dossier(stored.get(number), item.pr_hash) or analyze(
-            pr, preset, pr_version=pr.version_key
-        )
+        item = triaged[number]
         area = area_text(preset, item.assessment.area, options.lang)
         requests.append(
-            WriteRequest(pr, dossier, item.assessment, number in chosen, keys[number], area)
+            WriteRequest(
+                records[number],
+                dossiers[number],
+                item.assessment,
+                number in chosen,
+                keys[number],
+                area,
+                nearby[number],
+            )
         )
     return requests
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from prdigest.core.errors import ConfigError
 from prdigest.core.models import Window
@@ -54,6 +55,7 @@ class WriterSpec:
     style: Path | None = None  # llm: reference digest for style examples
     budget_tokens: int | None = None
     max_cost_tokens: int | None = None
+    llm: Mapping[str, Any] = field(default_factory=dict)  # the config's [llm] table
 
 
 OpenSource = Callable[
@@ -149,6 +151,7 @@ def _llm(spec: WriterSpec, env: Environment) -> Writer:
 
     settings = llm_settings(
         env,
+        spec.llm,
         model=spec.model,
         budget_tokens=spec.budget_tokens,
         max_cost_tokens=spec.max_cost_tokens,

@@ -41,8 +41,9 @@ def source_spec(repo: RepoConfig) -> SourceSpec:
     return SourceSpec(repo=repo.name, source=repo.source, path=repo.path, fetch=repo.fetch)
 
 
-def writer_spec(repo: RepoConfig) -> WriterSpec:
-    return WriterSpec(writer=repo.writer, model=repo.model)
+def writer_spec(repo: RepoConfig, config: Config | None = None) -> WriterSpec:
+    llm = config.llm.settings() if config is not None else {}
+    return WriterSpec(writer=repo.writer, model=repo.model, llm=llm)
 
 
 @dataclass
@@ -111,7 +112,7 @@ def _digest_repo(
             run.warnings += run.sync.details.warnings
         if run.sync.stopped is not None:
             raise run.sync.stopped  # stored work is kept; the next run resumes
-        writer = make_writer(writer_spec(repo), env)
+        writer = make_writer(writer_spec(repo, config), env)
         options = DigestOptions(
             repo=repo.name, window=window, top=repo.top, lang=repo.lang, preset_path=repo.preset
         )

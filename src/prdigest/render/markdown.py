@@ -135,7 +135,34 @@ def _header(digest: Digest) -> list[str]:
     unreviewed = sum(1 for item in digest.all_items() if not item.pr.discussion)
     if unreviewed:
         lines += ["> " + words.say("markdown", "no_reviews", count=unreviewed), ""]
+    if fallbacks := fallback_line(digest):
+        lines += ["> " + fallbacks, ""]
     return lines
+
+
+MAX_REASONS = 5
+REASON_CHARS = 60
+
+
+def fallback_line(digest: Digest) -> str:
+    """ "3 / 8 entries from the template: #N (why) …" when a model's entries fell back."""
+    items = list(digest.all_items())
+    fell = [i for i in items if i.entry.fallback]
+    if not fell:
+        return ""
+    written = sum(1 for i in items if i.entry.writer.startswith("llm:")) + len(fell)
+    reasons = []
+    for item in fell[:MAX_REASONS]:
+        why = item.entry.findings[0] if item.entry.findings else "?"
+        short = why if len(why) <= REASON_CHARS else why[: REASON_CHARS - 1] + "…"
+        reasons.append(f"#{item.pr.number} ({short})")
+    if len(fell) > MAX_REASONS:
+        reasons.append("…")
+    return escape(
+        locale(digest.lang).say(
+            "markdown", "from_template", count=len(fell), total=written, reasons=", ".join(reasons)
+        )
+    )
 
 
 def _selected(digest: Digest) -> list[str]:

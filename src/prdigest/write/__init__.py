@@ -22,7 +22,42 @@ from prdigest.core.records import PullRequest
 
 Lang = str  # a language code of :data:`prdigest.core.locale.LOCALES`
 
-__all__ = ["BatchResult", "Lang", "UsageRecord", "WriteRequest", "Writer"]
+__all__ = ["BatchResult", "Lang", "Neighbour", "UsageRecord", "WriteRequest", "Writer", "same_day"]
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Another PR of the same window: its number and title, and the files or symbols both PRs
+    touch (empty when they share none)."""
+
+    number: int
+    title: str
+    shared: tuple[str, ...] = ()
+
+
+MAX_SHARED = 4
+
+
+def same_day(dossiers: Sequence[Dossier]) -> dict[int, tuple[Neighbour, ...]]:
+    """For each PR of a window, every other PR with what the two touch in common (files first,
+    then source symbols); PRs that share something come first."""
+    touched: dict[int, tuple[set[str], set[str]]] = {
+        d.number: ({f.path for f in d.files}, {s.name for s in d.symbols if not s.in_test})
+        for d in dossiers
+    }
+    out: dict[int, tuple[Neighbour, ...]] = {}
+    for d in dossiers:
+        files, symbols = touched[d.number]
+        found: list[Neighbour] = []
+        for other in dossiers:
+            if other.number == d.number:
+                continue
+            o_files, o_symbols = touched[other.number]
+            shared = sorted(files & o_files) + sorted((symbols & o_symbols) - {"__init__"})
+            found.append(Neighbour(other.number, other.title, tuple(shared[:MAX_SHARED])))
+        found.sort(key=lambda n: (not n.shared, n.number))
+        out[d.number] = tuple(found)
+    return out
 
 
 @dataclass(frozen=True)
@@ -36,6 +71,7 @@ class WriteRequest:
     paragraph: bool
     entry_key: str = ""
     area: AreaText | None = None
+    neighbours: tuple[Neighbour, ...] = ()  # the other PRs of the window (see :func:`same_day`)
 
     @property
     def area_name(self) -> str | None:

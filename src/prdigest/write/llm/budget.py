@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from prdigest.analyze.body import heading_of, visible_lines
 from prdigest.core.models import Dossier, FileFact, Role, ThreadFact
 from prdigest.core.records import Comment, PullRequest
 
@@ -28,6 +29,7 @@ CHARS_PER_TOKEN = 3.5
 MAX_COMMENT_CHARS = 600
 MAX_THREAD_COMMENTS = 4
 MAX_ISSUE_BODY_CHARS = 500
+KERNEL_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu", ".cuh", ".c", ".h", ".hpp", ".inc")
 LOCK_NAMES = frozenset(
     {
         "uv.lock",
@@ -192,8 +194,8 @@ class Hunk:
     index: int  # position of the file in the PR
     order: int  # position of the hunk in its file
     text: str
-    tier: int  # 0 named source symbols, 1 tests, 2 other source, 3 other, 4 deletions, 5 generated
-    hits: int  # named symbols / tests in the hunk
+    tier: int  # 0 salient source, 1 tests, 2 other source, 3 other, 4 deletions, 5 generated
+    hits: float  # salience: weighted symbols and design facts in the hunk (tests for tests)
 
     @property
     def tokens(self) -> int:
@@ -226,15 +228,53 @@ def _name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<!\w)(" + "|".join(map(re.escape, ordered)) + r")(?!\w)")
 
 
-def _names_in(text: str, pattern: re.Pattern[str] | None) -> int:
-    return len(set(pattern.findall(text))) if pattern else 0
+def _names_in(text: str, pattern: re.Pattern[str] | None) -> set[str]:
+    return set(pattern.findall(text)) if pattern else set()
+
+
+_HUNK_RANGE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def _new_lines(text: str) -> range:
+    match = _HUNK_RANGE.match(text)
+    if not match:
+        return range(0)
+    start = int(match.group(1))
+    return range(start, start + int(match.group(2) or 1))
+
+
+def _is_kernel(path: str) -> bool:
+    return path.endswith(KERNEL_SUFFIXES)
+
+
+def symbol_weights(d: Dossier) -> dict[str, float]:
+    """How much a hunk naming a symbol is worth: the more lines a symbol's change has, the more
+    it carries the design (the entries' salient symbols); test helpers count little."""
+    weights: dict[str, float] = {}
+    for s in d.symbols:
+        if len(s.name) <= 2 or s.kind in ("step", "field"):
+            continue
+        weight = 1.0 + min(s.lines_changed, 200) / 20
+        if s.in_test:
+            weight = 0.5
+        weights[s.name] = max(weights.get(s.name, 0.0), weight)
+    return weights
 
 
 def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
-    """Every hunk of the PR with its tier, most relevant first."""
+    """Every hunk of the PR, most salient first: hunks of the design facts and of the changed
+    symbols that carry most lines, Python before kernel sources, new tests next; then other
+    source, other files, deletion-only hunks and generated files. Within a tier the first picks
+    are spread over files, so a huge PR shows more than one corner of itself."""
     facts = {f.path: f for f in d.files}
-    source_names = _name_pattern(s.name for s in d.symbols if not s.in_test and len(s.name) > 2)
+    weights = symbol_weights(d)
+    source_names = _name_pattern(n for n in weights if weights[n] >= 1.0)
     test_names = _name_pattern([t.name for t in d.tests] + [s.name for s in d.symbols if s.in_test])
+    design_at: dict[str, list[int]] = {}
+    for x in d.design:
+        if x.line is not None:
+            design_at.setdefault(x.path, []).append(x.line)
+    new_tests = {t.name for t in d.tests}
     hunks: list[Hunk] = []
     for index, change in enumerate(pr.files or ()):
         if not change.patch:
@@ -245,20 +285,41 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
             change.path
         ).name in LOCK_NAMES
         for order, text in enumerate(split_hunks(change.patch)):
+            score = 0.0
             if generated:
-                tier, hits = 5, 0
+                tier = 5
             elif _deletion_only(text):
-                tier, hits = 4, 0
+                tier = 4
             elif role is Role.TEST:
-                hits = _names_in(text, test_names)
+                found = _names_in(text, test_names)
+                score = len(found) + 2.0 * len(found & new_tests)
                 tier = 1
             elif role is Role.SOURCE:
-                hits = _names_in(text, source_names)
-                tier = 0 if hits else 2
+                found = _names_in(text, source_names)
+                span = _new_lines(text)
+                design = sum(1 for line in design_at.get(change.path, ()) if line in span)
+                score = sum(weights.get(n, 0.0) for n in found) + 5.0 * design
+                tier = 0 if score else 2
             else:
-                tier, hits = 3, 0
-            hunks.append(Hunk(change.path, index, order, text, tier, hits))
-    return sorted(hunks, key=lambda h: (h.tier, -h.hits, h.index, h.order))
+                tier = 3
+            hunks.append(Hunk(change.path, index, order, text, tier, round(score, 2)))
+    return _spread(hunks)
+
+
+def _spread(hunks: list[Hunk]) -> list[Hunk]:
+    """Sort by tier, Python before kernels, then round-robin over files by salience."""
+    by_file: dict[tuple[int, int], list[Hunk]] = {}
+    for h in hunks:
+        by_file.setdefault((h.tier, h.index), []).append(h)
+    rank: dict[int, int] = {}
+    for group in by_file.values():
+        group.sort(key=lambda h: (-h.hits, h.order))
+        for position, h in enumerate(group):
+            rank[id(h)] = position
+    return sorted(
+        hunks,
+        key=lambda h: (h.tier, _is_kernel(h.path), rank[id(h)], -h.hits, h.index, h.order),
+    )
 
 
 @dataclass(frozen=True)
@@ -353,15 +414,60 @@ def fit_items(items: Sequence[str], tokens: int) -> tuple[str, int]:
     return "\n".join(out), len(items) - len(out)
 
 
-def body_text(pr: PullRequest, d: Dossier) -> str:
-    """The PR body by section (with section ids), then the linked issues."""
-    parts: list[str] = []
-    if d.sections:
-        for b in d.sections:
-            parts.append(f"[{b.id} {b.heading}]" + (" (empty)" if b.empty else f"\n{b.text}"))
-    elif pr.body:
-        parts.append(pr.body.strip())
+def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
+    """Every section of the PR body under its heading, recognised or not (the text before the
+    first heading too), HTML comments and the trailing checklist removed; recognised sections
+    carry their fact id. Then the linked issues."""
+    ids = {b.heading: b.id for b in d.sections}
+    parts: list[tuple[str, list[str]]] = [("", [])]
+    for line in visible_lines(pr.body):
+        heading = heading_of(line.text)
+        if heading is not None:
+            parts.append((heading, []))
+        else:
+            parts[-1][1].append(line.text)
+    out: list[tuple[str, str]] = []
+    for heading, body in parts:
+        text = "\n".join(x for x in body if x.strip()).strip()
+        if not heading and not text:
+            continue
+        label = f"[{ids[heading]} {heading}]" if heading in ids else f"[{heading or '…'}]"
+        out.append((label, text or "(empty)"))
     for issue in pr.linked_issues or ():
         body = clip_text(" ".join((issue.body or "").split()), MAX_ISSUE_BODY_CHARS)
-        parts.append(f"[issue #{issue.number}] {issue.title}" + (f" — {body}" if body else ""))
-    return "\n".join(parts)
+        out.append((f"[issue #{issue.number}] {issue.title}", body))
+    return out
+
+
+def fit_sections(sections: Sequence[tuple[str, str]], tokens: int) -> str:
+    """Every section, each clipped to a fair share of ``tokens`` (a short section leaves its
+    unused share to the long ones), so no section is lost to the one before it."""
+    if not sections:
+        return ""
+    need = [estimate_tokens(text) + estimate_tokens(label) + 2 for label, text in sections]
+    grant = [0] * len(sections)
+    left = tokens
+    open_ = list(range(len(sections)))
+    while open_ and left > 0:
+        share = left // len(open_)
+        done = [i for i in open_ if need[i] - grant[i] <= share]
+        if not done:
+            for i in open_:
+                grant[i] += share
+            break
+        for i in done:
+            left -= need[i] - grant[i]
+            grant[i] = need[i]
+        open_ = [i for i in open_ if i not in done]
+    blocks = []
+    for (label, text), room in zip(sections, grant, strict=True):
+        body = text if estimate_tokens(text) + estimate_tokens(label) + 2 <= room else None
+        if body is None:
+            body = clip_to_tokens(text, max(0, room - estimate_tokens(label) - 2))
+        blocks.append(f"{label}\n{body}" if body.strip() else label)
+    return "\n".join(blocks)
+
+
+def body_text(pr: PullRequest, d: Dossier) -> str:
+    """The whole body by section (see :func:`body_sections`), unclipped."""
+    return "\n".join(f"{label}\n{text}" for label, text in body_sections(pr, d))

@@ -21,16 +21,34 @@ from dataclasses import dataclass
 from prdigest.core.locale import locale
 from prdigest.core.models import Assessment, Dossier, Level
 from prdigest.core.records import PullRequest
+from prdigest.write import Neighbour
 from prdigest.write.llm import budget as b
-from prdigest.write.llm.client import Message
 
-PROMPT_VERSION = "entry-v1"
+Message = dict[str, str]
+
+PROMPT_VERSION = "entry-v2"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
 SHARES = {"facts": 0.30, "body": 0.15, "discussion": 0.20, "diff": 0.35}
 LEFTOVER_ORDER = ("facts", "discussion", "diff", "body")
 MIN_DATA_TOKENS = 600
+# Budget by level: a must-read PR gets the whole prompt room, the others a slice of it.
+LEVEL_SHARES = {
+    Level.MUST_READ: 1.0,
+    Level.WORTH_READING: 0.6,
+    Level.SKIM: 0.3,
+    Level.SKIP: 0.25,
+    Level.LIST_ONLY: 0.25,
+}
+MIN_LEVEL_BUDGET = 1_500
+MAX_NEIGHBOURS = 5
+
+
+def level_budget(room: int, level: Level) -> int:
+    """Prompt tokens for a PR of ``level`` out of ``room`` (the configured budget within the
+    server's context)."""
+    return min(room, max(MIN_LEVEL_BUDGET, int(room * LEVEL_SHARES[level])))
 
 
 def prompt_spec(lang: str) -> dict[str, str]:
@@ -73,6 +91,19 @@ def glossary_lines(text: str, lang: str) -> str:
     return "\n".join(dict.fromkeys(lines))
 
 
+def reviews_line(d: Dossier) -> str:
+    """Whether reviews are unknown (the record has no review data), absent, or how many."""
+    if not d.coverage.discussion:
+        return "reviews: unknown (the record has no review data; say nothing about review)"
+    people = [r for r in d.reviewers if not r.is_bot]
+    if not people and not d.threads and not d.remarks:
+        return "reviews: none (nobody reviewed or commented; say nothing about review)"
+    return (
+        f"reviews: {len(people)} reviewer(s), {len(d.threads)} thread(s), "
+        f"{len(d.remarks)} remark(s)"
+    )
+
+
 def overview(pr: PullRequest, d: Dossier) -> str:
     areas = ", ".join(a.id for a in d.areas) or "-"
     checks = ""
@@ -82,8 +113,17 @@ def overview(pr: PullRequest, d: Dossier) -> str:
     return (
         f"PR #{d.number}: {pr.title}\n"
         f"author @{d.author or '?'} · +{d.additions}/−{d.deletions} · {d.changed_files} files · "
-        f"kind {d.kind.value} · areas {areas} · diff coverage {d.coverage.label}{checks}"
+        f"kind {d.kind.value} · areas {areas} · diff coverage {d.coverage.label}{checks}\n"
+        f"{reviews_line(d)}"
     )
+
+
+def same_day_block(neighbours: Sequence[Neighbour]) -> str:
+    """Other PRs of the window that touch the same files or symbols: number, title, what."""
+    lines = [
+        f"#{n.number} {n.title} (both touch: {', '.join(n.shared)})" for n in neighbours if n.shared
+    ][:MAX_NEIGHBOURS]
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -152,20 +192,26 @@ def entry_prompt(
     style: str,
     budget_tokens: int,
     readers: Readers | None = None,
+    neighbours: Sequence[Neighbour] = (),
 ) -> EntryPrompt:
-    """System and user messages for one PR, the PR data cut to fit ``budget_tokens``."""
+    """System and user messages for one PR, the PR data cut to fit ``budget_tokens``: the
+    overview (with whether reviews are known), the dossier's facts, other PRs of the day on the
+    same code, every body section, the discussion, then the most salient hunks."""
     system = system_message(lang, style)
     lines = b.fact_lines(d)
-    body = b.body_text(pr, d)
+    sections = b.body_sections(pr, d)
     talk = b.discussion_items(pr, d)
     gloss = glossary_lines(" ".join([pr.title, pr.body or "", *(x.text for x in lines)]), lang)
     head = overview(pr, d)
+    nearby = same_day_block(neighbours)
+    if nearby:
+        head += "\n\n## same day: other PRs of the window on the same code\n" + nearby
     who = readers or Readers()
     skeleton = _user(lang, d, a, head, gloss, who)
     room = max(MIN_DATA_TOKENS, budget_tokens - b.estimate_tokens(system + skeleton) - 80)
     needs = {
         "facts": sum(b.estimate_tokens(x.text) + 1 for x in lines),
-        "body": b.estimate_tokens(body),
+        "body": sum(b.estimate_tokens(t) + 4 for _, t in sections),
         "discussion": sum(b.estimate_tokens(t) + 1 for t in talk),
         "diff": sum(h.tokens for h in b.rank_hunks(pr, d)) + 60,
     }
@@ -177,7 +223,7 @@ def entry_prompt(
         [
             head,
             "## facts (cite by id)\n" + "\n".join(x.text for x in facts),
-            "## description\n" + (b.clip_to_tokens(body, grant["body"]) or "(empty)"),
+            "## description\n" + (b.fit_sections(sections, grant["body"]) or "(empty)"),
             "## discussion\n" + (talk_text or "(none)"),
             "## diff (chosen by relevance, not complete)\n" + (diff.text or "(no diff)"),
         ]
@@ -194,13 +240,32 @@ def entry_prompt(
     )
 
 
-def repair_message(problems: Sequence[str], verdict: str, lang: str) -> Message:
-    text = fill(
-        prompt_spec(lang)["repair"],
+def repair_messages(
+    d: Dossier, answer: str, problems: Sequence[str], verdict: str, lang: str
+) -> tuple[Message, ...]:
+    """A repair request: only the failed answer and the verifier's findings (no PR data, no
+    style examples), so it costs a fraction of the first attempt and fits any context."""
+    spec = prompt_spec(lang)
+    user = fill(
+        spec["repair"],
+        repo=d.repo,
+        number=str(d.number),
+        answer=answer,
         problems="\n".join(f"- {p}" for p in problems),
         verdict=verdict,
     )
-    return {"role": "user", "content": text}
+    return (
+        {"role": "system", "content": fill(spec["repair_system"])},
+        {"role": "user", "content": user},
+    )
+
+
+def opener(verdict: str, audience: str | None, lang: str) -> str:
+    """The opening sentence prdigest writes itself when a draft lacks the verdict phrase."""
+    spec = prompt_spec(lang)
+    if audience:
+        return fill(spec["opener_audience"], verdict=verdict, audience=audience)
+    return fill(spec["opener"], verdict=verdict)
 
 
 def title_line(pr: PullRequest, d: Dossier) -> str:
@@ -231,6 +296,18 @@ def titles_messages(
     )
 
 
-def titles_repair_message(problems: Sequence[str], lang: str) -> Message:
-    text = fill(prompt_spec(lang)["titles_repair"], problems="\n".join(f"- {p}" for p in problems))
-    return {"role": "user", "content": text}
+def titles_repair_messages(
+    repo: str, failed: Sequence[tuple[str, str, Sequence[str]]], lang: str
+) -> tuple[Message, ...]:
+    """A titles repair: for each failed PR only its list line, the draft and the findings."""
+    spec = prompt_spec(lang)
+    lines = [
+        f"{line}\n  draft: {draft}\n" + "\n".join(f"  - {p}" for p in problems)
+        for line, draft, problems in failed
+    ]
+    fence, safe = fence_for("\n".join(lines))
+    text = fill(spec["titles_repair"], problems=f"{fence}\n{safe}\n{fence}")
+    return (
+        {"role": "system", "content": fill(spec["titles_system"])},
+        {"role": "user", "content": f"{repo}\n{text}"},
+    )

@@ -12,7 +12,14 @@ here before it is used:
 * the verdict phrase opening the paragraph must state the level triage computed;
 * length bounds and the language's script rule (for Chinese, a share of Chinese characters;
   code names, paths and logins aside), both from the locale file;
-* one line, no Markdown, no links: the text layout is plain text.
+* one line, no Markdown, no links: the text layout is plain text;
+* a title must not describe another PR of the day: an English word of the title that the PR's
+  own record lacks but another PR's title of the window has is a borrowed title;
+* a figure or comparative without a number to back it (「约一倍」, 「大幅」, 「显著提升」, "2x
+  faster") needs a measured claim in the dossier; an attribution to reviewers (「评审者认为」,
+  "reviewers noted") needs a person who reviewed or commented in the record;
+* a must-read paragraph stands on at least two real code names (dossier symbols, files, tests
+  or design facts), so an entry that only paraphrases the description loses to the template.
 
 Assumptions: a bare integer up to 10 without a unit is an enumeration or a count ("(2)", "两处"),
 not a figure; a number elsewhere must appear in the record or the dossier (sums such as
@@ -23,11 +30,12 @@ review but absent from the code still passes: the record, not the final diff, is
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from prdigest.core.locale import locale
-from prdigest.core.models import Assessment, Dossier, Level
+from prdigest.core.models import Assessment, Dossier, Level, Role
 from prdigest.core.records import PullRequest
 
 Field = Literal["title", "paragraph"]
@@ -55,6 +63,29 @@ _CALL = re.compile(r"^([\w.:]+)\s*\(.*\)$")
 
 SMALL_COUNT = 10
 LATIN_WORD_WEIGHT = 2
+MIN_MUST_READ_NAMES = 2
+_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
+_COMMON_WORDS = frozenset(
+    """
+    the and for with from into when not add fix use new support model models kernel kernels test
+    tests bug ops op api config update remove enable disable refactor main
+    """.split()  # noqa: SIM905
+)
+# a comparative or a figure in words: needs a measured claim
+_COMPARATIVE = re.compile(
+    r"[约近超逾]?[一二两三四五六七八九十百千万半几数]+\s*倍|[约近]?[一二两三四五六七八九]成|翻倍|成倍|倍增|"
+    r"大幅|显著(?:提升|提高|降低|减少|加快|改善|优化)|明显(?:提升|提高|降低|减少|加快|改善)|"
+    r"实测|测得|性能提升|吞吐提升|延迟降低|"
+    r"\b(?:significant(?:ly)?|dramatic(?:ally)?|substantial(?:ly)?|much (?:faster|lower|higher))\b|"
+    r"\b\d+(?:\.\d+)?\s*x (?:faster|speed-?up)\b",
+    re.I,
+)
+_REVIEW_ATTRIBUTION = re.compile(
+    r"(?:评审|审阅|审查|reviewer)(?:者|人|们|意见|中|记录|s)?\s*"
+    r"(?:都|也|一致)?(?:认为|指出|建议|要求|提出|称|表示|担心|确认|同意|批准|质疑|肯定|"
+    r"said|noted|suggested|asked|pointed|agreed|approved|argued|flagged)",
+    re.I,
+)
 
 # Most specific first: "不必精读" must win over "精读", "中等优先级精读" over "值得精读".
 VERDICT_PATTERNS: tuple[tuple[re.Pattern[str], Level], ...] = (
@@ -102,9 +133,16 @@ def _numbers(text: str) -> set[str]:
 
 
 class Grounds:
-    """The PR record as searchable text, built once per PR and shared by all checks."""
+    """The PR record as searchable text, built once per PR and shared by all checks.
 
-    def __init__(self, pr: PullRequest, dossier: Dossier) -> None:
+    ``others`` are the other PRs of the window, ``(number, title)``, for the borrowed-title
+    check."""
+
+    def __init__(
+        self, pr: PullRequest, dossier: Dossier, others: Sequence[tuple[int, str]] = ()
+    ) -> None:
+        self.dossier = dossier
+        self.others = tuple((n, t) for n, t in others if n != pr.number)
         parts = [pr.title, pr.body or "", pr.head_ref or "", " ".join(pr.labels or ())]
         logins = {pr.author or ""}
         for f in pr.files or ():
@@ -128,6 +166,7 @@ class Grounds:
         parts += [check.name for check in pr.checks or ()]
         self.text = "\n".join(parts)
         self.flat = " ".join(self.text.split())
+        self.lower = self.text.lower()
         self.code = "\n".join(f.patch or "" for f in pr.files or ())
         self.logins = {_login_key(x) for x in logins if x}
         self.numbers = _numbers(self.text) | _numbers(dossier.model_dump_json())
@@ -258,9 +297,71 @@ def verify_title(title: str, grounds: Grounds, lang: str) -> list[Problem]:
         return [Problem("empty", "title")]
     low, high = locale(lang).bounds.title
     problems = _form(title, "title", lang) + _grounding(title, "title", grounds)
+    problems += _borrowed(title, grounds) + _claims(title, "title", grounds)
     if not low <= len(title) <= high:
         problems.append(Problem("length", "title", (str(len(title)), f"{low}–{high}")))
     return problems
+
+
+def _borrowed(title: str, grounds: Grounds) -> list[Problem]:
+    """A title whose English words are not in its own record but in another PR's title."""
+    foreign = {
+        w.lower()
+        for w in _TITLE_WORD.findall(title)
+        if w.lower() not in _COMMON_WORDS and w.lower() not in grounds.lower
+    }
+    if not foreign:
+        return []
+    for number, other in grounds.others:
+        words = {w.lower() for w in _TITLE_WORD.findall(other)}
+        if foreign & words:
+            return [Problem("borrowed_title", "title", (f"#{number}",))]
+    return []
+
+
+def _has_reviews(d: Dossier) -> bool:
+    people = any(not r.is_bot for r in d.reviewers)
+    return (
+        people
+        or any(not h.started_by_bot for h in d.threads)
+        or any(not m.is_bot for m in d.remarks)
+    )
+
+
+def _claims(text: str, field: Field, grounds: Grounds) -> list[Problem]:
+    """Comparatives without a measured figure; attributions to reviewers the PR does not have."""
+    d = grounds.dossier
+    problems: list[Problem] = []
+    if not d.claims and (match := _COMPARATIVE.search(_outside_code(text))):
+        problems.append(Problem("unsupported_claim", field, (match.group(0),)))
+    if not _has_reviews(d) and (match := _REVIEW_ATTRIBUTION.search(_outside_code(text))):
+        known = "unknown" if not d.coverage.discussion else "none"
+        problems.append(Problem("invented_review", field, (match.group(0), known)))
+    return problems
+
+
+def design_names(d: Dossier) -> set[str]:
+    """The code names a must-read paragraph may stand on: changed symbols, files, tests, test
+    techniques and the design facts' code."""
+    names = {s.name for s in d.symbols} | {q.label for q in d.techniques}
+    names |= {f"{s.parent}.{s.name}" for s in d.symbols if s.parent}
+    for f in d.files:
+        if f.role in (Role.SOURCE, Role.TEST, Role.CONFIG):
+            names |= {f.path, f.path.rsplit("/", 1)[-1]}
+    names |= {t.name for t in d.tests} | {x.label for x in d.design}
+    names |= {g.detail for g in d.signals if g.kind.value in ("env_var", "config_flag")}
+    return names
+
+
+def real_names(text: str, d: Dossier) -> set[str]:
+    known = design_names(d)
+    found: set[str] = set()
+    for raw in _BACKTICK.findall(text):
+        name = raw.strip().removesuffix("()")
+        candidates = {name, name.rsplit(".", 1)[-1], *name.split("::")}
+        if candidates & known:
+            found.add(name)
+    return found
 
 
 def verify_paragraph(
@@ -270,6 +371,11 @@ def verify_paragraph(
     if not text:
         return [Problem("empty", "paragraph")]
     problems = _form(text, "paragraph", lang) + _grounding(text, "paragraph", grounds)
+    problems += _claims(text, "paragraph", grounds)
+    if assessment.level is Level.MUST_READ:
+        names = real_names(text, grounds.dossier)
+        if len(names) < MIN_MUST_READ_NAMES:
+            problems.append(Problem("thin", "paragraph", (str(len(names)),)))
     if verdict_of(text) is not assessment.level:
         problems.append(Problem("verdict", "paragraph", (verdict,)))
     low, high = paragraph_bounds(assessment.level, lang)
@@ -291,3 +397,8 @@ def verify_entry(
     if paragraph is not None:
         problems += verify_paragraph(paragraph, grounds, assessment, lang, verdict)
     return problems
+
+
+def unknown_cites(cites: Sequence[str], d: Dossier, known: set[str]) -> list[str]:
+    """Cited ids that are not facts of the dossier (reported, then dropped)."""
+    return [c for c in dict.fromkeys(cites) if c not in known]

@@ -1,16 +1,24 @@
 """The LLM writer: entries from any OpenAI-compatible model, verified against the PR record.
 
-Flow per digest (:meth:`LLMWriter.write_batch`): one batched request for the Chinese titles of
-every listed PR that gets no paragraph, and one request per selected PR for title + paragraph,
-all concurrently under the client's limit. Each reply is verified (:mod:`.verify`); a
-failing reply gets one repair request naming its problems; a reply that still fails is
-replaced by the template writer's entry, marked ``fallback=True``.
+Flow per digest (:meth:`LLMWriter.write_batch`): one batched request for the titles of every
+listed PR that gets no paragraph, and one request per selected PR for title + paragraph, as
+many at once as the server has slots. Each reply is verified (:mod:`.verify`). A failing draft
+is first fixed by prdigest itself where it can (:func:`.repair.fix_draft`: the verdict phrase,
+an unsupported sentence, the length); what remains goes back to the model in a *repair
+request* that carries only the failed answer and the findings, sent at once in the same server
+slot (the prompt cache is still warm). An answer identical to the previous one ends the
+repairs. A draft that still fails is replaced by the template writer's entry, marked
+``fallback=True`` and carrying the findings that explain why.
 
-Nothing here raises for one PR's failure: a timeout, an unusable reply or a spent cost budget
-ends in the template entry for that PR, and every other PR keeps its own entry. Fallbacks from
-network faults or the cost budget are not cacheable (a re-run tries again); fallbacks after
-failed verification are (a re-run with the same model and prompt would pay for the same
-failure).
+Outcomes (``UsageRecord.outcome``): ``model`` (first answer verified), ``repaired`` (after a
+repair request), ``fixed`` (a deterministic fix made it pass), ``fallback`` (verification
+failed), ``error`` (the server failed or timed out), ``budget`` (``--max-cost-tokens``
+refused the request); titles: ``model``, ``partial``, ``failed`` (none accepted), ``error``,
+``budget``.
+
+Nothing here raises for one PR's failure. Fallbacks from network faults or the cost budget are
+not cacheable (a re-run tries again); fallbacks after failed verification are (a re-run with the
+same model and prompt would pay for the same failure).
 """
 
 from __future__ import annotations
@@ -18,32 +26,37 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from prdigest.core.errors import LLMBudgetError, LLMError, LLMResponseError
+from prdigest.core.errors import LLMBudgetError, LLMError, LLMResponseError, LLMTimeoutError
 from prdigest.core.locale import locale
-from prdigest.core.models import Assessment, CodeRef, Dossier, Entry, Level
+from prdigest.core.models import CodeRef, Dossier, Entry, Level
 from prdigest.write import BatchResult, Lang, UsageRecord, WriteRequest
 from prdigest.write.llm import prompt as p
 from prdigest.write.llm.budget import estimate_tokens
 from prdigest.write.llm.client import Completion, LLMClient, Message, Sleep
-from prdigest.write.llm.settings import LLMSettings
+from prdigest.write.llm.repair import Draft, check_draft, fix_draft, parse_draft, same_answer
+from prdigest.write.llm.settings import OUTPUT_MARGIN_TOKENS, LLMSettings
 from prdigest.write.llm.style import Reference, default_reference, format_examples, pick_examples
-from prdigest.write.llm.verify import Grounds, Problem, verify_entry, verify_title
+from prdigest.write.llm.verify import Grounds, Problem, unknown_cites, verify_title
 from prdigest.write.template import TemplateWriter
 
 TITLES_PER_REQUEST = 150  # one request per digest in practice; bounds the reply of huge days
 TITLE_OUTPUT_TOKENS = 48  # per title, JSON included
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 
+# (entries done, entries to write, tokens spent so far)
+ProgressCallback = Callable[[int, int, int], None]
+
 
 class Ledger:
     """The run's token spending against ``--max-cost-tokens``; reservations keep concurrent
-    requests from overshooting together."""
+    requests from overshooting together. Checked before every request, repairs included."""
 
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
@@ -65,18 +78,32 @@ class Ledger:
 
 @dataclass
 class _Tally:
-    """Tokens and calls of one logical write (a request and its repair)."""
+    """Tokens, requests and attempts of one logical write (a request and its repairs)."""
 
     prompt: int = 0
     completion: int = 0
-    calls: int = 0
+    requests: int = 0
+    attempts: int = 0
     estimated: bool = False
+    seconds: float = 0.0
 
     def add(self, c: Completion) -> None:
         self.prompt += c.prompt_tokens
         self.completion += c.completion_tokens
-        self.calls += c.attempts
+        self.requests += 1
+        self.attempts += c.attempts
         self.estimated = self.estimated or c.estimated
+        self.seconds += c.latency_s
+
+    def add_failed(self, messages: Sequence[Message], seconds: float, timed_out: bool) -> None:
+        """A request that brought no reply: it counts as an attempt; a timed-out prompt was
+        sent and probably read, so its tokens count too (estimated)."""
+        self.requests += 1
+        self.attempts += 1
+        self.seconds += seconds
+        if timed_out:
+            self.prompt += sum(estimate_tokens(m["content"]) for m in messages)
+            self.estimated = True
 
 
 @dataclass(frozen=True)
@@ -85,24 +112,6 @@ class _Outcome:
     cacheable: bool
     usage: UsageRecord | None = None
     note: str | None = None
-
-
-@dataclass(frozen=True)
-class _Reply:
-    title: str
-    paragraph: str | None
-    cites: tuple[str, ...]
-
-
-def _reply(data: dict[str, Any] | None, paragraph: bool) -> _Reply | None:
-    if not data or not isinstance(data.get("title"), str):
-        return None
-    text = data.get("paragraph")
-    if paragraph and not isinstance(text, str):
-        return None
-    cites = data.get("cites")
-    ids = tuple(str(c) for c in cites) if isinstance(cites, list) else ()
-    return _Reply(data["title"].strip(), text.strip() if isinstance(text, str) else None, ids)
 
 
 def code_refs(text: str, d: Dossier) -> tuple[CodeRef, ...]:
@@ -124,6 +133,21 @@ def code_refs(text: str, d: Dossier) -> tuple[CodeRef, ...]:
     return tuple(found.values())
 
 
+def grounds_for(r: WriteRequest) -> Grounds:
+    """The verifier's view of a request's PR, with the window's other PRs for titles."""
+    return Grounds(r.pr, r.dossier, [(n.number, n.title) for n in r.neighbours])
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """A request a run would send (``--dry-run``)."""
+
+    purpose: str  # "paragraph" | "titles"
+    numbers: tuple[int, ...]
+    prompt_tokens: int
+    max_output_tokens: int
+
+
 @dataclass(frozen=True)
 class LLMWriter:
     """Writes entries with a model; see the module docstring. ``key`` names the model, the
@@ -134,6 +158,7 @@ class LLMWriter:
     http_client_factory: Callable[[], httpx.AsyncClient] | None = None
     sleep: Sleep = asyncio.sleep
     template: TemplateWriter = field(default_factory=TemplateWriter)
+    progress: ProgressCallback | None = None
 
     @property
     def style_text(self) -> str:
@@ -144,12 +169,39 @@ class LLMWriter:
         style = hashlib.sha256(self.style_text.encode()).hexdigest()[:8]
         return (
             f"llm:{self.settings.model}|{p.prompt_version()}"
-            f"|budget={self.settings.budget_tokens}|style={style}"
+            f"|budget={self.settings.prompt_room}|style={style}"
         )
 
     @property
     def name(self) -> str:
         return f"llm:{self.settings.model}"
+
+    # -- planning (--dry-run) -----------------------------------------------------------------
+
+    def plan(self, requests: Sequence[WriteRequest], *, lang: Lang) -> list[PlannedCall]:
+        """The requests a run would send for ``requests``, with estimated prompt tokens; no
+        call is made. Repairs are not planned: they happen only when a draft fails."""
+        deep, listed = _split(requests)
+        style = self.style_text
+        calls = [
+            PlannedCall(
+                "titles",
+                tuple(r.dossier.number for r in chunk),
+                sum(estimate_tokens(m["content"]) for m in self._titles_messages(chunk, lang)),
+                _title_tokens(chunk),
+            )
+            for chunk in _chunks(listed)
+        ]
+        for r in deep:
+            built = self._entry_prompt(r, lang, style)
+            calls.append(
+                PlannedCall(
+                    "paragraph", (r.dossier.number,), built.tokens, self.settings.max_output_tokens
+                )
+            )
+        return calls
+
+    # -- writing ------------------------------------------------------------------------------
 
     def write_batch(self, requests: Sequence[WriteRequest], *, lang: Lang) -> BatchResult:
         """Entries for all requests (see the module docstring); runs its own event loop."""
@@ -163,29 +215,35 @@ class LLMWriter:
         http = self.http_client_factory() if self.http_client_factory else None
         ledger = Ledger(self.settings.max_cost_tokens)
         style = self.style_text
-        deep = [r for r in requests if r.paragraph and r.assessment.level is not Level.LIST_ONLY]
-        listed = [r for r in requests if r not in deep]
-        # Prompt building and verification are CPU work on the event loop: building every
-        # prompt up front would delay the first replies, building each only when an HTTP slot
-        # frees would put it on the critical path. Twice the HTTP limit keeps one prompt ready
-        # per slot while the others wait for the network.
-        slots = asyncio.Semaphore(2 * self.settings.concurrency)
+        deep, listed = _split(requests)
+        done = [0]
+        total = len(deep) + (1 if listed else 0)
 
-        async def paragraph(r: WriteRequest) -> _Outcome:
-            async with slots:
-                return await self._paragraph(client, r, lang, style, ledger)
+        def report(outcome: _Outcome | list[_Outcome]) -> None:
+            done[0] += 1
+            if self.progress:
+                self.progress(done[0], total, ledger.spent)
 
         async with LLMClient(self.settings, http_client=http, sleep=self.sleep) as client:
-            jobs = [paragraph(r) for r in deep]
-            chunks = [
-                listed[i : i + TITLES_PER_REQUEST]
-                for i in range(0, len(listed), TITLES_PER_REQUEST)
-            ]
-            title_jobs = [self._titles(client, chunk, lang, ledger) for chunk in chunks]
+            # Prompts are built just before their request: one ready per slot while the others
+            # wait for the network, none built long before it is needed.
+            building = asyncio.Semaphore(2 * client.concurrency)
+
+            async def paragraph(r: WriteRequest) -> _Outcome:
+                async with building:
+                    outcome = await self._paragraph(client, r, lang, style, ledger)
+                report(outcome)
+                return outcome
+
+            async def titles(chunk: Sequence[WriteRequest]) -> list[_Outcome]:
+                outcomes = await self._titles(client, chunk, lang, ledger)
+                report(outcomes)
+                return outcomes
+
             # titles first: their request is small, and scheduled first it is not starved by
-            # the paragraph requests' budget reservations; both run concurrently
-            titles_future = asyncio.gather(*title_jobs)
-            singles = await asyncio.gather(*jobs)
+            # the paragraph requests' budget reservations
+            titles_future = asyncio.gather(*(titles(c) for c in _chunks(listed)))
+            singles = await asyncio.gather(*(paragraph(r) for r in deep))
             titled = await titles_future
         outcomes = [o for group in titled for o in group] + list(singles)
         return self._result(requests, outcomes, ledger)
@@ -210,12 +268,28 @@ class LLMWriter:
 
     # -- one selected PR: title + paragraph ---------------------------------------------------
 
-    def _fallback(self, r: WriteRequest, lang: Lang, paragraph: bool | None = None) -> Entry:
+    def _entry_prompt(self, r: WriteRequest, lang: Lang, style: str) -> p.EntryPrompt:
+        return p.entry_prompt(
+            r.pr,
+            r.dossier,
+            r.assessment,
+            lang=lang,
+            style=style,
+            budget_tokens=p.level_budget(self.settings.prompt_room, r.assessment.level),
+            readers=p.Readers(area=r.area_name, audience=r.audience),
+            neighbours=r.neighbours,
+        )
+
+    def _fallback(
+        self, r: WriteRequest, lang: Lang, findings: Sequence[str], paragraph: bool | None = None
+    ) -> Entry:
         wanted = r.paragraph if paragraph is None else paragraph
         entry = self.template.write(
             r.dossier, r.assessment, lang=lang, paragraph=wanted, area=r.area
         )
-        return entry.model_copy(update={"fallback": True})
+        return entry.model_copy(
+            update={"fallback": True, "findings": tuple(dict.fromkeys(findings))}
+        )
 
     async def _call(
         self,
@@ -240,154 +314,212 @@ class LLMWriter:
             ledger.settle(estimate, used)
         return completion
 
+    def _fits(self, messages: Sequence[Message]) -> bool:
+        """Whether a request fits the server's context (when it is known)."""
+        if self.settings.context_tokens is None:
+            return True
+        tokens = sum(estimate_tokens(m["content"]) for m in messages)
+        need = tokens + self.settings.max_output_tokens + OUTPUT_MARGIN_TOKENS
+        return need <= self.settings.context_tokens
+
     async def _paragraph(
         self, client: LLMClient, r: WriteRequest, lang: Lang, style: str, ledger: Ledger
     ) -> _Outcome:
-        d, a = r.dossier, r.assessment
-        built = p.entry_prompt(
-            r.pr,
-            d,
-            a,
-            lang=lang,
-            style=style,
-            budget_tokens=self.settings.budget_tokens,
-            readers=p.Readers(area=r.area_name, audience=r.audience),
-        )
-        grounds = Grounds(r.pr, d)
+        built = self._entry_prompt(r, lang, style)
+        # one slot for the first attempt and its repairs: a repair follows at once
+        async with client.slot():
+            return await self._write_entry(client, r, lang, built, ledger)
+
+    async def _write_entry(
+        self, client: LLMClient, r: WriteRequest, lang: Lang, built: p.EntryPrompt, ledger: Ledger
+    ) -> _Outcome:
+        d = r.dossier
+        words = locale(lang).verify
+        grounds = grounds_for(r)
         tally = _Tally()
         messages: list[Message] = list(built.messages)
-        for attempt in (1, 2):
+        previous: str | None = None
+        findings: list[str] = []
+        for attempt in range(1 + self.settings.repairs):
+            started = time.monotonic()
             try:
                 completion = await self._call(
                     client, messages, self.settings.max_output_tokens, ledger, d.ref
                 )
             except LLMBudgetError:
-                return self._failed(r, lang, tally, "budget", None)
-            except LLMResponseError as exc:
-                if exc.status is not None or attempt == 2:
-                    return self._failed(r, lang, tally, "error", str(exc))
-                messages = list(built.messages)  # no usable reply to repair: ask once more
-                continue
+                return self._failed(r, lang, tally, "budget", None, [str(words["budget"])])
             except LLMError as exc:
-                return self._failed(r, lang, tally, "error", str(exc))
+                timed_out = isinstance(exc, LLMTimeoutError)
+                tally.add_failed(messages, time.monotonic() - started, timed_out)
+                finding = str(words["error"]).format(exc)
+                if isinstance(exc, LLMResponseError) and exc.status is None and attempt == 0:
+                    findings.append(finding)  # no usable reply to repair: ask once more
+                    continue
+                return self._failed(r, lang, tally, "error", str(exc), [*findings, finding])
             tally.add(completion)
-            reply = _reply(completion.data, paragraph=True)
-            problems = self._check(reply, grounds, a, lang, built.verdict)
-            if reply is not None and not problems:
-                entry = self._entry(r, reply, lang)
-                outcome = "verified" if attempt == 1 else "repaired"
-                return _Outcome(entry, True, self._usage(r, tally, outcome))
-            messages = [
-                *built.messages,
-                {"role": "assistant", "content": completion.content},
-                p.repair_message(problems, built.verdict, lang),
-            ]
-        entry = self._fallback(r, lang)
-        return _Outcome(entry, True, self._usage(r, tally, "fallback"))
+            if completion.reasoning_truncated:
+                findings.append(
+                    str(words["reasoning_truncated"]).format(self.settings.max_output_tokens)
+                )
+                break  # a repair would reason again and run out again
+            if previous is not None and same_answer(previous, completion.content):
+                findings.append(str(words["repeated"]))
+                break
+            previous = completion.content
+            draft = parse_draft(completion.data, paragraph=True)
+            if draft is None:
+                problems = [str(words["format"])]
+                if completion.truncated:
+                    problems.append(str(words["truncated"]).format(self.settings.max_output_tokens))
+                findings = problems
+                messages = self._repair_messages(d, completion.content, problems, built, lang)
+            else:
+                found = check_draft(draft, grounds, r.assessment, lang, built.verdict)
+                if not found:
+                    outcome = "model" if attempt == 0 else "repaired"
+                    return self._accept(r, draft, lang, tally, outcome, [])
+                fixed = fix_draft(draft, found, r.assessment, lang, built.verdict, r.audience)
+                if fixed is not None and not check_draft(
+                    fixed.draft, grounds, r.assessment, lang, built.verdict
+                ):
+                    return self._accept(r, fixed.draft, lang, tally, "fixed", fixed.fixes)
+                findings = [x.message(lang) for x in found]
+                messages = self._repair_messages(d, completion.content, findings, built, lang)
+            if not self._fits(messages):
+                findings.append(str(words["no_room"]).format(self.settings.context_tokens))
+                break
+        entry = self._fallback(r, lang, findings)
+        return _Outcome(entry, True, self._usage(r, tally, "fallback", findings))
 
-    def _check(
-        self, reply: _Reply | None, grounds: Grounds, a: Assessment, lang: Lang, verdict: str
-    ) -> list[str]:
-        if reply is None:
-            return [str(locale(lang).verify["format"])]
-        problems: list[Problem] = verify_entry(
-            reply.title, reply.paragraph or "", grounds, a, lang, verdict
+    def _repair_messages(
+        self, d: Dossier, answer: str, problems: Sequence[str], built: p.EntryPrompt, lang: Lang
+    ) -> list[Message]:
+        return list(p.repair_messages(d, answer, problems, built.verdict, lang))
+
+    def _accept(
+        self,
+        r: WriteRequest,
+        draft: Draft,
+        lang: Lang,
+        tally: _Tally,
+        outcome: str,
+        fixes: Sequence[str],
+    ) -> _Outcome:
+        d = r.dossier
+        known = {f.id for f in _facts(d)}
+        made_up = unknown_cites(draft.cites, d, known)
+        findings = list(fixes)
+        if made_up:
+            findings.append(str(locale(lang).verify["unknown_cite"]).format(", ".join(made_up)))
+        text = f"{draft.title} {draft.paragraph or ''}"
+        entry = Entry(
+            repo=d.repo,
+            number=d.number,
+            lang=lang,
+            title=draft.title,
+            paragraph=draft.paragraph,
+            writer=self.name,
+            cites=tuple(dict.fromkeys(c for c in draft.cites if c in known)),
+            code_refs=code_refs(text, d),
+            findings=tuple(findings),
         )
-        return [x.message(lang) for x in problems]
+        return _Outcome(entry, True, self._usage(r, tally, outcome, findings))
 
     def _failed(
-        self, r: WriteRequest, lang: Lang, tally: _Tally, outcome: str, note: str | None
+        self,
+        r: WriteRequest,
+        lang: Lang,
+        tally: _Tally,
+        outcome: str,
+        note: str | None,
+        findings: Sequence[str],
     ) -> _Outcome:
-        return _Outcome(self._fallback(r, lang), False, self._usage(r, tally, outcome), note)
+        entry = self._fallback(r, lang, findings)
+        return _Outcome(entry, False, self._usage(r, tally, outcome, findings), note)
 
-    def _usage(self, r: WriteRequest, tally: _Tally, outcome: str) -> UsageRecord:
+    def _usage(
+        self, r: WriteRequest, tally: _Tally, outcome: str, findings: Sequence[str]
+    ) -> UsageRecord:
         return UsageRecord(
             number=r.dossier.number,
             purpose="paragraph",
             prompt_tokens=tally.prompt,
             completion_tokens=tally.completion,
-            calls=tally.calls,
+            calls=tally.attempts,
+            requests=tally.requests,
+            seconds=round(tally.seconds, 3),
             outcome=outcome,
             estimated=tally.estimated,
             entry_key=r.entry_key,
-        )
-
-    def _entry(self, r: WriteRequest, reply: _Reply, lang: Lang) -> Entry:
-        d = r.dossier
-        known = {f.id for f in _facts(d)}
-        text = f"{reply.title} {reply.paragraph or ''}"
-        return Entry(
-            repo=d.repo,
-            number=d.number,
-            lang=lang,
-            title=reply.title,
-            paragraph=reply.paragraph,
-            writer=self.name,
-            cites=tuple(dict.fromkeys(c for c in reply.cites if c in known)),
-            code_refs=code_refs(text, d),
+            findings=tuple(findings),
         )
 
     # -- the listed PRs: titles in one batched request -------------------------------------------
+
+    def _titles_messages(self, chunk: Sequence[WriteRequest], lang: Lang) -> tuple[Message, ...]:
+        return p.titles_messages(chunk[0].dossier.repo, [(r.pr, r.dossier) for r in chunk], lang)
 
     async def _titles(
         self, client: LLMClient, chunk: Sequence[WriteRequest], lang: Lang, ledger: Ledger
     ) -> list[_Outcome]:
         by_number = {r.dossier.number: r for r in chunk}
-        grounds = {n: Grounds(r.pr, r.dossier) for n, r in by_number.items()}
-        base = p.titles_messages(chunk[0].dossier.repo, [(r.pr, r.dossier) for r in chunk], lang)
-        max_tokens = TITLE_OUTPUT_TOKENS * len(chunk) + 100
+        grounds = {n: grounds_for(r) for n, r in by_number.items()}
+        messages: list[Message] = list(self._titles_messages(chunk, lang))
         titles: dict[int, str] = {}
         pending = dict(by_number)
+        findings: dict[int, list[str]] = {}
         tally = _Tally()
-        messages: list[Message] = list(base)
         note: str | None = None
         refused = False
-        for _attempt in (1, 2):
-            try:
-                completion = await self._call(client, messages, max_tokens, ledger, "titles")
-            except LLMBudgetError:
-                refused = True
-                break
-            except LLMError as exc:
-                note = f"titles: {exc}"
-                break
-            tally.add(completion)
-            problems = self._title_problems(completion.data, pending, grounds, titles, lang)
-            if not problems:
-                break
-            messages = [
-                *base,
-                {"role": "assistant", "content": completion.content},
-                p.titles_repair_message(problems, lang),
-            ]
-        return self._title_outcomes(chunk, titles, tally, refused, lang, note)
+        previous: str | None = None
+        async with client.slot():
+            for _attempt in range(1 + self.settings.repairs):
+                started = time.monotonic()
+                max_tokens = _title_tokens(list(pending.values()))
+                try:
+                    completion = await self._call(client, messages, max_tokens, ledger, "titles")
+                except LLMBudgetError:
+                    refused = True
+                    break
+                except LLMError as exc:
+                    tally.add_failed(
+                        messages, time.monotonic() - started, isinstance(exc, LLMTimeoutError)
+                    )
+                    note = f"titles: {exc}"
+                    break
+                tally.add(completion)
+                if previous is not None and same_answer(previous, completion.content):
+                    break
+                previous = completion.content
+                drafts = _offered_titles(completion.data)
+                findings = self._title_problems(drafts, pending, grounds, titles, lang)
+                if not pending:
+                    break
+                failed = [
+                    (p.title_line(pending[n].pr, pending[n].dossier), drafts.get(n, ""), found)
+                    for n, found in findings.items()
+                ]
+                messages = list(p.titles_repair_messages(chunk[0].dossier.repo, failed, lang))
+        return self._title_outcomes(chunk, titles, tally, refused, lang, note, findings)
 
     def _title_problems(
         self,
-        data: dict[str, Any] | None,
+        drafts: dict[int, str],
         pending: dict[int, WriteRequest],
         grounds: dict[int, Grounds],
         titles: dict[int, str],
         lang: Lang,
-    ) -> list[str]:
-        """Accept the verified titles of a reply into ``titles``; the problems of the rest."""
-        items = data.get("titles") if data else None
-        offered: dict[int, str] = {}
-        for item in items if isinstance(items, list) else []:
-            if isinstance(item, dict) and isinstance(item.get("title"), str):
-                try:
-                    offered[int(item.get("number", 0))] = item["title"].strip()
-                except (TypeError, ValueError):
-                    continue
-        problems: list[str] = []
+    ) -> dict[int, list[str]]:
+        """Accept the verified titles into ``titles``; the findings of the others, by PR."""
+        problems: dict[int, list[str]] = {}
         for number in list(pending):
-            title = offered.get(number)
+            title = drafts.get(number)
             if title is None:
-                problems.append(f"#{number}: " + str(locale(lang).verify["title_missing"]))
+                problems[number] = [str(locale(lang).verify["title_missing"])]
                 continue
-            found = verify_title(title, grounds[number], lang)
+            found: list[Problem] = verify_title(title, grounds[number], lang)
             if found:
-                problems += [f"#{number}: {x.message(lang)}" for x in found]
+                problems[number] = [x.message(lang) for x in found]
             else:
                 titles[number] = title
                 del pending[number]
@@ -401,21 +533,32 @@ class LLMWriter:
         refused: bool,
         lang: Lang,
         note: str | None,
+        findings: dict[int, list[str]],
     ) -> list[_Outcome]:
         """One outcome per PR; a fallback title is cacheable only when the model was asked and
         answered (not after a network fault or a budget refusal: a re-run should try again)."""
+        words = locale(lang).verify
         retry_later = note is not None or refused
-        outcome = "error" if note else ("budget" if tally.calls == 0 else "verified")
-        if outcome == "verified" and len(titles) < len(chunk):
-            outcome = "partial"
+        if note:
+            outcome = "error"
+        elif tally.requests == 0:
+            outcome = "budget"
+        elif not titles:
+            outcome = "failed"
+        else:
+            outcome = "model" if len(titles) == len(chunk) else "partial"
         usage = UsageRecord(
             number=None,
             purpose="titles",
             prompt_tokens=tally.prompt,
             completion_tokens=tally.completion,
-            calls=tally.calls,
+            calls=tally.attempts,
+            requests=tally.requests,
+            seconds=round(tally.seconds, 3),
             outcome=outcome,
             estimated=tally.estimated,
+            accepted=len(titles),
+            asked=len(chunk),
         )
         outcomes: list[_Outcome] = []
         for index, r in enumerate(chunk):
@@ -431,13 +574,41 @@ class LLMWriter:
                     code_refs=code_refs(titles[d.number], d),
                 )
             else:
-                entry = self._fallback(r, lang, paragraph=r.paragraph)
+                why = findings.get(d.number) or [
+                    str(words["budget"]) if refused else str(words["error"]).format(note or "")
+                ]
+                entry = self._fallback(r, lang, why, paragraph=r.paragraph)
             cacheable = d.number in titles or not retry_later
             first = index == 0
             outcomes.append(
                 _Outcome(entry, cacheable, usage if first else None, note if first else None)
             )
         return outcomes
+
+
+def _split(requests: Sequence[WriteRequest]) -> tuple[list[WriteRequest], list[WriteRequest]]:
+    deep = [r for r in requests if r.paragraph and r.assessment.level is not Level.LIST_ONLY]
+    return deep, [r for r in requests if r not in deep]
+
+
+def _chunks(listed: Sequence[WriteRequest]) -> list[Sequence[WriteRequest]]:
+    return [listed[i : i + TITLES_PER_REQUEST] for i in range(0, len(listed), TITLES_PER_REQUEST)]
+
+
+def _title_tokens(chunk: Sequence[WriteRequest]) -> int:
+    return TITLE_OUTPUT_TOKENS * len(chunk) + 100
+
+
+def _offered_titles(data: dict[str, Any] | None) -> dict[int, str]:
+    items = data.get("titles") if data else None
+    offered: dict[int, str] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("title"), str):
+            try:
+                offered[int(item.get("number", 0))] = item["title"].strip()
+            except (TypeError, ValueError):
+                continue
+    return offered
 
 
 def _facts(d: Dossier) -> list[Any]:
@@ -448,6 +619,8 @@ def _facts(d: Dossier) -> list[Any]:
         *d.techniques,
         *d.sections,
         *d.claims,
+        *d.rationale,
+        *d.design,
         *d.reviewers,
         *d.threads,
         *d.remarks,
@@ -457,4 +630,4 @@ def _facts(d: Dossier) -> list[Any]:
     ]
 
 
-__all__ = ["LLMWriter", "Ledger", "code_refs"]
+__all__ = ["LLMWriter", "Ledger", "PlannedCall", "code_refs", "grounds_for"]
