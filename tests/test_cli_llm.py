@@ -99,12 +99,12 @@ def test_digest_with_style_and_cost_budget(
             [
                 "digest", "--repo", REPO, "--date", "2026-06-10", "--db", str(db),
                 "--writer", "llm", "--style", str(EVAL / "reference.txt"),
-                "--max-cost-tokens", "15000", "--format", "markdown",
+                "--max-cost-tokens", "6000", "--format", "markdown",
             ],
             capsys,
         )  # fmt: skip
     assert code == 0, err
-    assert "note: cost budget of 15000 tokens reached" in err
+    assert "note: cost budget of 6000 tokens reached" in err
     assert "template fallback" in out
     assert (
         "test_preempt_frees_once" in next(c for c in seen if not c.is_titles).system

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from prdigest.core.models import Level
 from prdigest.core.records import FileChange, PullRequest
 from prdigest.write.llm.budget import clip_to_tokens, diff_slice, estimate_tokens, rank_hunks
@@ -15,9 +18,24 @@ STYLE = format_examples(pick_examples(default_reference()))
 
 def test_estimate_tokens() -> None:
     assert estimate_tokens("") == 0
-    assert estimate_tokens("中文四字") == 4
-    assert estimate_tokens("abcdefg") == 2  # 7 / 3.5
-    assert estimate_tokens("值得 read") == 2 + 2  # two CJK, " read" is 5 chars
+    assert estimate_tokens("中文四字") == 3  # 4 × 0.74, rounded up
+    assert estimate_tokens("read") == 2  # one word: 1.13
+    assert estimate_tokens("_init_layerwise_config") == 6  # 3 words, 3 long letters, 3 "_"
+    assert estimate_tokens("12345") == 7  # digits are one token each in Qwen's vocabulary
+
+
+TOKENS = Path(__file__).parent / "fixtures" / "tokens" / "qwen2.5.json"
+
+
+def test_the_estimate_is_within_3_percent_or_above_the_true_count() -> None:
+    # true counts of prdigest's prompts over the fixture PRs by Qwen2.5's own tokenizer,
+    # recorded by scripts/record_token_counts.py (the estimator was fitted on other prompts)
+    recorded = json.loads(TOKENS.read_text(encoding="utf-8"))["prompts"]
+    assert len(recorded) >= 20
+    ratios = [estimate_tokens(p["text"]) / p["tokens"] for p in recorded]
+    assert min(ratios) >= 0.97, min(ratios)
+    total = sum(estimate_tokens(p["text"]) for p in recorded) / sum(p["tokens"] for p in recorded)
+    assert 1.0 <= total <= 1.12  # safely above, and not so high that budgets are wasted
 
 
 def test_clip_to_tokens_marks_the_cut() -> None:

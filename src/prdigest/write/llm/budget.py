@@ -1,8 +1,14 @@
 """Token estimates and the budgeted view of a PR that goes into a prompt.
 
-Estimator (no tokenizer download, DESIGN §7): one token per CJK character, one per 3.5 other
-characters. Real BPE tokenizers give 3.5–4.5 characters per token on English and code, and
-about one token per Chinese character; 3.5 errs on the high side so a budget is not overrun.
+Estimator (no tokenizer download, DESIGN §7): a linear count over the pieces a BPE
+pre-tokenizer splits text into — Chinese characters, Latin words (and the letters of long ones),
+digits (one token each in Qwen's and Llama 3's vocabularies), punctuation, line breaks — with
+weights fitted on 74 real prompts of the development set against Qwen2.5's tokenizer
+(llama.cpp, ``vocab_only``) and raised until no prompt was under-counted: on those prompts the
+estimate runs 0.4–9.5 % above the true count (5 % in total). The old rule (3.5 characters per
+token) ran 17 % low on code-heavy prompts and 40 % high on Chinese. For other tokenizers the
+estimate is an assumption; where the server tokenizes (llama.cpp, vLLM), ``prdigest llm-check``
+measures its error.
 
 Budget (pr-agent's greedy fill, adapted to a reading digest): the dossier facts go first (they
 are what an entry may cite), then the PR body, then the discussion — changes-requested reviews
@@ -25,7 +31,17 @@ from prdigest.core.models import Dossier, FileFact, Role, ThreadFact
 from prdigest.core.records import Comment, PullRequest
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
-CHARS_PER_TOKEN = 3.5
+_WORD = re.compile(r"[A-Za-z]+")
+_DIGIT = re.compile(r"[0-9]")
+_PUNCT = re.compile(r"[^\sA-Za-z0-9\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+# tokens per piece (see the module docstring)
+PER_CJK = 0.74
+PER_WORD = 1.13
+PER_LONG_LETTER = 0.25  # each letter of a word past its sixth
+LONG_WORD = 6
+PER_DIGIT = 1.25
+PER_PUNCT = 0.49
+PER_NEWLINE = 1.08
 MAX_COMMENT_CHARS = 600
 MAX_THREAD_COMMENTS = 4
 MAX_ISSUE_BODY_CHARS = 500
@@ -49,8 +65,16 @@ def estimate_tokens(text: str) -> int:
     """Tokens of ``text``, estimated without a tokenizer (see the module docstring)."""
     if not text:
         return 0
-    cjk = len(_CJK.findall(text))
-    return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)
+    words = _WORD.findall(text)
+    count = (
+        PER_CJK * len(_CJK.findall(text))
+        + PER_WORD * len(words)
+        + PER_LONG_LETTER * sum(max(0, len(w) - LONG_WORD) for w in words)
+        + PER_DIGIT * len(_DIGIT.findall(text))
+        + PER_PUNCT * len(_PUNCT.findall(text))
+        + PER_NEWLINE * text.count("\n")
+    )
+    return max(1, math.ceil(count))
 
 
 def clip_text(text: str, limit: int) -> str:
@@ -106,7 +130,7 @@ def fact_lines(d: Dossier) -> list[FactLine]:
     for s in d.symbols:
         name = f"{s.parent}.{s.name}" if s.parent else s.name
         where = f"{PurePosixPath(s.path).name}:{s.line}" if s.line else PurePosixPath(s.path).name
-        text = f"{s.id} symbol {name} ({s.kind}, {s.change}, {where}, {s.lines_changed} lines)"
+        text = f"{s.id} {s.change} {s.kind} {name} ({where}, {s.lines_changed} lines)"
         key = not s.in_test and s.kind not in ("step", "field")
         lines.append(FactLine(s.id, text, 40 if key else 85, key))
     for t in d.tests:
@@ -213,6 +237,32 @@ def split_hunks(patch: str) -> list[str]:
     return ["\n".join(h) for h in hunks]
 
 
+CONTEXT_LINES = 1
+
+
+def compact_hunk(text: str, context: int = CONTEXT_LINES) -> str:
+    """A hunk with only ``context`` unchanged lines around each change (the rest become one
+    ``…`` line): the changed lines are what an entry cites, the context mostly costs tokens."""
+    lines = text.splitlines()
+    if len(lines) <= 2:
+        return text
+    head, body = lines[0], lines[1:]
+    changed = [i for i, line in enumerate(body) if line[:1] in "+-"]
+    keep: set[int] = set()
+    for i in changed:
+        keep.update(range(max(0, i - context), min(len(body), i + context + 1)))
+    out = [head]
+    skipped = False
+    for i, line in enumerate(body):
+        if i in keep:
+            out.append(line)
+            skipped = False
+        elif not skipped:
+            out.append(" …")
+            skipped = True
+    return "\n".join(out)
+
+
 def _deletion_only(text: str) -> bool:
     body = text.splitlines()[1:]
     return not any(line.startswith("+") for line in body) and any(
@@ -302,7 +352,7 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
                 tier = 0 if score else 2
             else:
                 tier = 3
-            hunks.append(Hunk(change.path, index, order, text, tier, round(score, 2)))
+            hunks.append(Hunk(change.path, index, order, compact_hunk(text), tier, round(score, 2)))
     return _spread(hunks)
 
 
@@ -322,6 +372,37 @@ def _spread(hunks: list[Hunk]) -> list[Hunk]:
     )
 
 
+_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)")
+_DEFINED = re.compile(r"\b(?:def|class|async def)\s+(\w+)|^\s*([\w.]+)\s*(?::[^=]+)?=(?!=)")
+_KEYWORDS = frozenset(
+    """
+    and as assert async await break class continue def del elif else except false finally for
+    from global if import in is lambda none nonlocal not or pass raise return self true try while
+    with yield int str float bool list dict tuple set len range print cls super isinstance
+    """.split()  # noqa: SIM905
+)
+
+
+def changed_names(hunks: Sequence[Hunk], shown: str, limit: int = 80) -> list[str]:
+    """Identifiers of the changed lines of hunks that were not shown (snake_case, CamelCase or
+    dotted; not keywords), most frequent first, leaving out those the shown text has."""
+    counts: dict[str, float] = {}
+    for hunk in hunks:
+        for line in hunk.text.splitlines()[1:]:
+            if line[:1] not in "+-":
+                continue
+            defined = {n for pair in _DEFINED.findall(line[1:]) for n in pair if n}
+            for name in _IDENTIFIER.findall(line[1:]):
+                if len(name) < 4 or name.lower() in _KEYWORDS:
+                    continue
+                if "_" in name or "." in name or (name[0].isupper() and not name.isupper()):
+                    # what a line defines, types and errors are what entries cite
+                    bonus = 5.0 if name in defined else (2.0 if name[0].isupper() else 0.0)
+                    counts[name] = counts.get(name, 0.0) + 1.0 + bonus
+    ranked = sorted(counts, key=lambda n: (-counts[n], n))
+    return [n for n in ranked if n not in shown][:limit]
+
+
 @dataclass(frozen=True)
 class DiffSlice:
     text: str
@@ -330,13 +411,19 @@ class DiffSlice:
     names_only: tuple[str, ...]  # files with no hunk shown
 
 
+NAMES_SHARE = 0.25  # of the diff budget, for the names of changed lines not shown
+
+
 def diff_slice(pr: PullRequest, d: Dossier, tokens: int) -> DiffSlice:
-    """The most relevant hunks that fit in ``tokens``; files left out are named only."""
+    """The most salient hunks that fit in ``tokens``; the identifiers of the changed lines that
+    did not fit are listed (up to a quarter of the budget), files left out are named only."""
     ranked = rank_hunks(pr, d)
+    whole = sum(h.tokens for h in ranked)
+    reserve = 0 if whole <= tokens - 40 else int(tokens * NAMES_SHARE)
     chosen: dict[tuple[int, int], str] = {}
     used = 0
     for hunk in ranked:
-        room = tokens - used - 40  # keep room for the names-only list
+        room = tokens - reserve - used - 40  # keep room for the names-only list
         if hunk.tokens <= room:
             chosen[(hunk.index, hunk.order)] = hunk.text
             used += hunk.tokens
@@ -352,6 +439,12 @@ def diff_slice(pr: PullRequest, d: Dossier, tokens: int) -> DiffSlice:
             shown_files.add(index)
             blocks.append(f"### {change.path} (+{change.additions}/−{change.deletions})")
             blocks.extend(parts)
+    shown = "\n".join(chosen.values())
+    names = changed_names([h for h in ranked if h.tier <= 3 and h.text not in shown], shown)
+    if names:
+        listing = clip_tokens(", ".join(names), max(40, tokens - used - 60))
+        blocks.append("其余改动行中的名字（未展示 / not shown）: " + listing)
+        used += estimate_tokens(listing) + 12
     missing = tuple(
         f"{c.path} (+{c.additions}/−{c.deletions})"
         for i, c in enumerate(pr.files or ())
@@ -434,8 +527,8 @@ def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
         label = f"[{ids[heading]} {heading}]" if heading in ids else f"[{heading or '…'}]"
         out.append((label, text or "(empty)"))
     for issue in pr.linked_issues or ():
-        body = clip_text(" ".join((issue.body or "").split()), MAX_ISSUE_BODY_CHARS)
-        out.append((f"[issue #{issue.number}] {issue.title}", body))
+        about = clip_text(" ".join((issue.body or "").split()), MAX_ISSUE_BODY_CHARS)
+        out.append((f"[issue #{issue.number}] {issue.title}", about))
     return out
 
 
@@ -463,9 +556,25 @@ def fit_sections(sections: Sequence[tuple[str, str]], tokens: int) -> str:
     for (label, text), room in zip(sections, grant, strict=True):
         body = text if estimate_tokens(text) + estimate_tokens(label) + 2 <= room else None
         if body is None:
-            body = clip_to_tokens(text, max(0, room - estimate_tokens(label) - 2))
+            body = clip_tokens(text, max(0, room - estimate_tokens(label) - 2))
         blocks.append(f"{label}\n{body}" if body.strip() else label)
     return "\n".join(blocks)
+
+
+def clip_tokens(text: str, tokens: int) -> str:
+    """The head of ``text`` within ``tokens``, cut inside a line when need be (whitespace
+    folded), marked when cut."""
+    flat = " ".join(text.split())
+    if estimate_tokens(flat) <= tokens:
+        return flat
+    low, high = 0, len(flat)
+    while low < high:  # the longest prefix that fits, found by bisection
+        middle = (low + high + 1) // 2
+        if estimate_tokens(flat[:middle]) + 2 <= tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return flat[:low].rstrip() + "…" if low else ""
 
 
 def body_text(pr: PullRequest, d: Dossier) -> str:

@@ -439,7 +439,7 @@ class LLMClient:
         if self.stream_usage:
             extra["stream_options"] = {"include_usage": True}
         sent = time.monotonic()
-        stream = await asyncio.wait_for(
+        stream: Any = await asyncio.wait_for(
             self._api.chat.completions.create(
                 model=self.settings.model,
                 messages=list(messages),  # type: ignore[arg-type]

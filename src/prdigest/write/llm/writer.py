@@ -165,6 +165,16 @@ class LLMWriter:
         return format_examples(pick_examples(self.style or default_reference()))
 
     @property
+    def short_style_text(self) -> str:
+        """One example for entries that need no close read: their paragraphs are short, and
+        three examples would cost more tokens than their PR data."""
+        return format_examples(pick_examples(self.style or default_reference(), count=1))
+
+    def _style_for(self, level: Level, style: str) -> str:
+        deep = level in (Level.MUST_READ, Level.WORTH_READING)
+        return style if deep else self.short_style_text
+
+    @property
     def key(self) -> str:
         style = hashlib.sha256(self.style_text.encode()).hexdigest()[:8]
         return (
@@ -268,13 +278,21 @@ class LLMWriter:
 
     # -- one selected PR: title + paragraph ---------------------------------------------------
 
+    def prompt_for(self, r: WriteRequest, lang: Lang) -> p.EntryPrompt:
+        """The first request of a selected PR's entry (what :meth:`write_batch` sends)."""
+        return self._entry_prompt(r, lang, self.style_text)
+
+    def titles_for(self, chunk: Sequence[WriteRequest], lang: Lang) -> tuple[Message, ...]:
+        """The titles request of listed PRs (what :meth:`write_batch` sends)."""
+        return self._titles_messages(chunk, lang)
+
     def _entry_prompt(self, r: WriteRequest, lang: Lang, style: str) -> p.EntryPrompt:
         return p.entry_prompt(
             r.pr,
             r.dossier,
             r.assessment,
             lang=lang,
-            style=style,
+            style=self._style_for(r.assessment.level, style),
             budget_tokens=p.level_budget(self.settings.prompt_room, r.assessment.level),
             readers=p.Readers(area=r.area_name, audience=r.audience),
             neighbours=r.neighbours,
