@@ -97,6 +97,7 @@ class Reply:
     finish_reason: str = "stop"
     piece_delay: float = 0.0  # seconds between streamed pieces
     stall_after: int | None = None  # stream this many pieces, then fall silent
+    stall_s: float = 30.0  # how long it stays silent (computing on) before it gives up
 
 
 def entry_json(title: str, paragraph: str | None = None, cites: list[str] | None = None) -> str:
@@ -139,7 +140,6 @@ class _Server(ThreadingHTTPServer):
 
 
 PIECE_CHARS = 24
-STALL_S = 30.0  # how long a stalled reply stays silent (the client gives up long before)
 
 
 def stream_events(reply: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
@@ -302,7 +302,7 @@ class FakeLLM:
                     gone = True
                 for index, event in enumerate(events):
                     if reply.stall_after is not None and index >= reply.stall_after:
-                        time.sleep(STALL_S)
+                        time.sleep(reply.stall_s)
                         gone = True  # the client has given up by now
                         break
                     if index and reply.piece_delay:

@@ -248,6 +248,7 @@ class LLMClient:
         self.json_mode = settings.json_mode != "off"
         self.stream_usage = True  # ask for usage in the stream until the server rejects it
         self.prompt_tps: float | None = None  # slowest prompt speed seen in this run
+        self.backlog_s = 0.0  # work a server may still do for requests the client gave up
         self.calls = 0  # HTTP attempts made, for tests and reports
         self.timeouts = 0
 
@@ -324,7 +325,7 @@ class LLMClient:
         """Seconds the first streamed piece may take: the silence timeout plus the prompt's
         reading time at the slowest prompt speed seen (or assumed, before any reply)."""
         speed = self.prompt_tps or (LOCAL_PROMPT_TPS if self.local else REMOTE_PROMPT_TPS)
-        return self.settings.timeout_s + prompt_tokens / speed
+        return self.settings.timeout_s + prompt_tokens / speed + self.backlog_s
 
     async def complete_json(
         self, messages: Sequence[Message], *, max_tokens: int | None = None, pr: str | None = None
@@ -380,6 +381,9 @@ class LLMClient:
             reply, json_mode = await self._create_json(messages, max_tokens, allowance)
         except TimeoutError:
             self.timeouts += 1
+            # the server may read this prompt to its end before it notices: the next request
+            # waits for that too (llama.cpp checks for a closed connection between batches)
+            self.backlog_s += allowance
             raise LLMTimeoutError(
                 f"no reply within {allowance:.1f}s (prompt of about {prompt_estimate:,} tokens, "
                 f"timeout {self.settings.timeout_s:g}s); not sent again: the server may still "
@@ -389,6 +393,7 @@ class LLMClient:
             ) from None
         except _Stalled as stalled:
             self.timeouts += 1
+            self.backlog_s += self.settings.timeout_s
             raise LLMTimeoutError(
                 f"the reply stopped for {self.settings.timeout_s:g}s after {stalled.pieces} "
                 "piece(s); not sent again",
@@ -514,6 +519,7 @@ class LLMClient:
         if estimated:
             prompt = sum(estimate_tokens(m["content"]) for m in messages)
             completion = estimate_tokens(reply.content) + estimate_tokens(reply.reasoning)
+        self.backlog_s = 0.0  # the server answered: it is free again
         if reply.first_piece_s > 0 and prompt:
             speed = int(prompt) / reply.first_piece_s
             self.prompt_tps = speed if self.prompt_tps is None else min(self.prompt_tps, speed)
