@@ -134,10 +134,15 @@ def test_settings_fall_back_to_openai_variables() -> None:
 def test_llm_check(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, llm_env: None
 ) -> None:
-    with FakeLLM(lambda call: Reply('{"ok": true}')) as fake:
+    slow = Reply('{"ok": true}', delay=1.5, usage={"prompt_tokens": 6000, "completion_tokens": 10})
+    with FakeLLM(lambda call: slow, slots=1, props=True) as fake:
         monkeypatch.setenv("PRDIGEST_LLM_BASE_URL", fake.url)
-        code, out, _ = cli(["llm-check"], capsys)
-    assert code == 0 and "JSON mode: yes" in out and "reply:     ok" in out
+        code, out, _ = cli(["llm-check", "--top", "2"], capsys)
+        probe = fake.calls[0]
+    assert code == 0 and "JSON mode:   yes" in out and "reply:       ok" in out
+    assert "slots:       1 (server)" in out
+    assert "PR：#" in probe.first_user and "<<<PR-DATA-" in probe.first_user  # a real prompt
+    assert "--top 2:" in out and "prompt " in out.split("speed:")[1]
     monkeypatch.setenv("PRDIGEST_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("PRDIGEST_LLM_TIMEOUT", "0.5")
     code, _, err = cli(["llm-check"], capsys)
@@ -172,3 +177,34 @@ def test_usage_table_is_migrated(tmp_path: Path) -> None:
 
 def test_fixtures_dir_is_where_tests_expect() -> None:
     assert any(FIXTURES.glob("*.json"))
+
+
+def test_dry_run_sends_nothing_and_explain_shows_why_an_entry_fell_back(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    llm_env: None,
+) -> None:
+    db = tmp_path / "dry.sqlite3"
+    _import(db, tmp_path, capsys)
+    argv = ["digest", "--repo", REPO, "--date", "2026-06-10", "--db", str(db), "--writer", "llm"]
+    english = Reply(
+        '{"title": "An English title", "paragraph": "Worth a close read.", "cites": []}'
+    )
+
+    def respond(call: Call) -> Reply:
+        return english if call.pr_number == 56104 else good(call)
+
+    with FakeLLM(respond) as fake:
+        monkeypatch.setenv("PRDIGEST_LLM_BASE_URL", fake.url)
+        code, out, err = cli([*argv, "--dry-run"], capsys)
+        assert code == 0, err
+        assert not fake.calls
+        assert "dry run: 9 request(s)" in out and "paragraph of #56104" in out
+        code, _, err = cli(argv, capsys)
+        assert code == 0 and "1 from the template" in err
+    code, out, _ = cli(["explain", f"{REPO}#56104", "--db", str(db)], capsys)
+    assert code == 0 and "stored entries:" in out and "template fallback" in out
+    assert "finding: 标题: 必须用中文书写" in out
+    code, out, _ = cli(["explain", f"{REPO}#56104", "--db", str(db), "--format", "json"], capsys)
+    assert json.loads(out)["entries"][0]["findings"]

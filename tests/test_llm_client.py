@@ -14,7 +14,7 @@ from prdigest.core.errors import (
     LLMUnavailableError,
     PrdigestError,
 )
-from prdigest.write.llm.check import check_endpoint
+from prdigest.write.llm.check import check_endpoint, predict_run
 from prdigest.write.llm.client import LLMClient, parse_json_object, retry_after_s
 from prdigest.write.llm.settings import LLMSettings
 
@@ -232,11 +232,25 @@ def test_check_endpoint_reports_json_mode() -> None:
         return Reply('Sure: {"ok": true}')
 
     with FakeLLM(picky) as fake:
-        result = asyncio.run(check_endpoint(settings(fake.url)))
+        result = asyncio.run(check_endpoint(settings(fake.url), MESSAGES))
     assert result.reply_ok and not result.json_mode
     with FakeLLM(sequence(Reply('{"ok": true}'))) as fake:  # type: ignore[arg-type]
-        result = asyncio.run(check_endpoint(settings(fake.url)))
+        result = asyncio.run(check_endpoint(settings(fake.url), MESSAGES))
     assert result.reply_ok and result.json_mode
+
+
+def test_check_measures_a_realistic_probe_and_predicts_a_run() -> None:
+    # a slow single-slot server: 2 s before the first piece, then pieces 0.05 s apart
+    slow = Reply('{"title": "' + "t" * 200 + '"}', delay=2.0, piece_delay=0.05,
+                 usage={"prompt_tokens": 6000, "completion_tokens": 100})  # fmt: skip
+    probe = ({"role": "user", "content": "def f(x):\n    return x + 1\n" * 200},)
+    with FakeLLM(sequence(slow), slots=1, props=True, count_tokens=lambda t: 1800) as fake:  # type: ignore[arg-type]
+        result = asyncio.run(check_endpoint(settings(fake.url), probe))
+    assert result.concurrency == 1 and result.concurrency_source == "server"
+    assert result.prompt_tps is not None and 1_000 < result.prompt_tps < 3_000  # 6000 / ~2 s
+    assert result.server_tokens == 1800 and result.estimated_tokens > 1800
+    forecast = predict_run(result, 8, 6000)
+    assert forecast is not None and forecast.total_s >= 9 * forecast.request_s * 0.99
 
 
 def test_reprs_hide_the_key() -> None:

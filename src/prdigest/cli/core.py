@@ -6,7 +6,7 @@ import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from prdigest.cli import (
     progress_bar,
     window_options,
 )
-from prdigest.cli.llm import report_run, writer_options
+from prdigest.cli.llm import LLMProgress, dry_run_text, llm_progress, report_run, writer_options
 from prdigest.core.errors import ImportLineError, NotFoundError
 from prdigest.core.names import check_repo
 from prdigest.core.records import record_json_schema
@@ -39,6 +39,7 @@ from prdigest.pipeline.digest import (
     build_digest,
     empty_window_note,
     explain,
+    pending_writes,
     require_repo,
     run_digest,
 )
@@ -209,6 +210,7 @@ def digest(
     budget_tokens: int | None,
     max_cost_tokens: int | None,
     no_store: bool,
+    dry_run: bool,
     db: DbTarget | None,
 ) -> None:
     """Digest the stored PRs merged in a window, and store the digest for site and publish.
@@ -221,14 +223,14 @@ def digest(
       prdigest digest -r vllm-project/vllm -d today --writer llm --no-store
     """
     window = make_window(day, since, until, tz)
-    write_digest(
-        DigestOptions(
-            repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
-        ),
-        WriterChoice(writer, style, budget_tokens, max_cost_tokens),
-        Output(db, fmt, out, store=not no_store),
-        synced=False,
+    options = DigestOptions(
+        repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
     )
+    choice = WriterChoice(writer, style, budget_tokens, max_cost_tokens)
+    if dry_run:
+        dry_run_report(options, choice, db)
+        return
+    write_digest(options, choice, Output(db, fmt, out, store=not no_store), synced=False)
 
 
 @dataclass(frozen=True)
@@ -240,14 +242,17 @@ class WriterChoice:
     budget_tokens: int | None = None
     max_cost_tokens: int | None = None
 
-    def make(self) -> Writer:
+    def make(self, progress: LLMProgress | None = None) -> Writer:
         spec = WriterSpec(
             writer=self.writer,
             style=self.style,
             budget_tokens=self.budget_tokens,
             max_cost_tokens=self.max_cost_tokens,
         )
-        return make_writer(spec, os.environ)
+        made = make_writer(spec, os.environ)
+        if progress is not None and hasattr(made, "progress"):
+            made = replace(made, progress=progress)  # type: ignore[type-var]
+        return made
 
 
 @dataclass(frozen=True)
@@ -267,14 +272,15 @@ def write_digest(
     (so ``site`` and ``publish`` see it) and report model cost. ``synced``: the window was just
     synced, so an empty one is true; otherwise an unknown repository is an error (exit 5) and
     an empty window gets a note."""
-    writer = choice.make()  # a writer's configuration error comes before any store check
-    with opened(output.db) as store, progress_bar("digest") as progress:
-        if not synced:
-            require_repo(store, options.repo, options.window)
-        result = run_digest(store, options, writer, progress)
-        note = None if synced else empty_window_note(store, result.digest)
-        kept = store.digests.put(result.digest) if output.store else None
-        location = store.location
+    with llm_progress() as entries:
+        writer = choice.make(entries)  # a writer's configuration error comes before the store
+        with opened(output.db) as store, progress_bar("digest") as progress:
+            if not synced:
+                require_repo(store, options.repo, options.window)
+            result = run_digest(store, options, writer, progress)
+            note = None if synced else empty_window_note(store, result.digest)
+            kept = store.digests.put(result.digest) if output.store else None
+            location = store.location
     emit(render(result.digest, output.fmt), output.out)
     report_run(result)
     if note:
@@ -282,6 +288,19 @@ def write_digest(
     if kept is not None:
         state = "stored" if kept.changed else "unchanged"
         info(f"digest {state}: {kept.repo} {kept.label} ({kept.lang}) in {location}")
+
+
+def dry_run_report(options: DigestOptions, choice: WriterChoice, db: DbTarget | None) -> None:
+    """``--dry-run``: the requests the writer would send and their estimated tokens."""
+    writer = choice.make()
+    plan_calls = getattr(writer, "plan", None)
+    with opened(db) as store:
+        requests = pending_writes(store, options, writer)
+    if plan_calls is None:
+        click.echo(f"dry run: {len(requests)} entr(ies) to write, no model calls (template)")
+        return
+    calls = plan_calls(requests, lang=options.lang)
+    click.echo(dry_run_text(calls))
 
 
 @cli.command("explain")
@@ -312,7 +331,10 @@ def explain_(ref: str, fmt: str, preset_path: Path | None, db: DbTarget | None) 
         payload = {
             "dossier": analyzed.dossier.model_dump(mode="json"),
             "assessment": analyzed.assessment.model_dump(mode="json"),
+            "entries": [e.model_dump(mode="json") for e in analyzed.entries],
         }
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        click.echo(explain_text(analyzed.dossier, analyzed.assessment, analyzed.areas))
+        click.echo(
+            explain_text(analyzed.dossier, analyzed.assessment, analyzed.areas, analyzed.entries)
+        )

@@ -24,7 +24,7 @@ from prdigest.cli import (
     progress_bar,
     window_options,
 )
-from prdigest.cli.core import Output, WriterChoice, no_store_option, write_digest
+from prdigest.cli.core import Output, WriterChoice, dry_run_report, no_store_option, write_digest
 from prdigest.cli.git import git_options
 from prdigest.cli.github import github_options
 from prdigest.cli.llm import writer_options
@@ -131,6 +131,7 @@ def run(
     budget_tokens: int | None,
     max_cost_tokens: int | None,
     no_store: bool,
+    dry_run: bool,
     db: DbTarget | None,
     **github: object,
 ) -> None:
@@ -147,4 +148,7 @@ def run(
         repo=repo, window=window, top=top, lang=as_lang(lang), preset_path=preset_path
     )
     choice = WriterChoice(writer, style, budget_tokens, max_cost_tokens)
+    if dry_run:
+        dry_run_report(options, choice, db)
+        return
     write_digest(options, choice, Output(db, fmt, out, store=not no_store), synced=True)

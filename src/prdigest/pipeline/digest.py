@@ -116,6 +116,7 @@ class Analyzed:
     dossier: Dossier
     assessment: Assessment
     areas: dict[str, AreaText] = field(default_factory=dict)  # explain: names of its areas
+    entries: tuple[Entry, ...] = ()  # explain: the newest stored entries, newest first
 
 
 BATCH = 200  # PRs triaged per store transaction
@@ -394,6 +395,29 @@ def run_digest(
     return DigestRun(digest, tuple(written.usage), tuple(written.notes), written=written.count)
 
 
+def pending_writes(store: Store, options: DigestOptions, writer: Writer) -> list[WriteRequest]:
+    """What a digest run would hand to ``writer`` — the entries the store does not have, most
+    important first — without writing any (``--dry-run``; verdicts are stored as usual)."""
+    check_lang(options.lang)
+    preset = load_preset(options.repo, options.preset_path)
+    window = options.window
+    index = store.records.window_hashes(options.repo, window.since, window.until)
+    run = _Window(store, options, preset, index, None)
+    triaged = _triage(run)
+    chosen = {a.number for a in select([t.assessment for t in triaged.values()], options.top)}
+    keys = {
+        number: entry_key(item.pr_hash, preset, writer, options.lang, number in chosen)
+        for number, item in triaged.items()
+    }
+    stored = store.artefacts.window_entries(options.repo, window.since, window.until, keys)
+    ranked = rank([item.assessment for item in triaged.values()])
+    misses = [a.number for a in ranked if a.number not in stored]
+    requests: list[WriteRequest] = []
+    for chunk in _chunks(misses, WRITE_BATCH):
+        requests += _requests(run, writer, triaged, chosen, keys, chunk)
+    return requests
+
+
 def build_digest(
     store: Store, options: DigestOptions, writer: Writer, progress: Progress | None = None
 ) -> Digest:
@@ -474,4 +498,5 @@ def explain(
         heads={number: _head(dossier, assessment).model_dump_json()},
     )
     names = {a.id: text for a in dossier.areas if (text := area_text(preset, a.id, lang))}
-    return Analyzed(pr, pr_hash, dossier, assessment, names)
+    entries = tuple(store.artefacts.latest_entries(repo, number))
+    return Analyzed(pr, pr_hash, dossier, assessment, names, entries)

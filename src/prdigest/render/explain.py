@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from prdigest.core.models import AreaText, Assessment, Dossier
+from prdigest.core.models import AreaText, Assessment, Dossier, Entry
 
 
 def _section(title: str, rows: list[str]) -> list[str]:
@@ -33,7 +33,19 @@ def _thread_state(resolved: bool, outdated: bool) -> str:
     return "resolved" if resolved else "outdated" if outdated else "OPEN"
 
 
-def explain_text(d: Dossier, a: Assessment, areas: Mapping[str, AreaText]) -> str:
+def entry_rows(entries: Sequence[Entry]) -> list[str]:
+    """The stored entries, newest first: writer, whether it fell back, and the findings."""
+    rows: list[str] = []
+    for e in entries:
+        state = "template fallback" if e.fallback else "used"
+        rows.append(f"{e.writer} ({e.lang}, {state}): {e.title}")
+        rows += [f"  finding: {f}" for f in e.findings]
+    return rows
+
+
+def explain_text(
+    d: Dossier, a: Assessment, areas: Mapping[str, AreaText], entries: Sequence[Entry] = ()
+) -> str:
     """``areas``: the name and readers of each area id, in the language of the view."""
     lines = [
         f"{d.ref}  {d.title}",
@@ -114,4 +126,5 @@ def explain_text(d: Dossier, a: Assessment, areas: Mapping[str, AreaText]) -> st
         "signals",
         [f"[{s.id}] {s.kind.value}: {s.detail}  {_where(s.path, s.line)}" for s in d.signals],
     )
+    lines += _section("stored entries", entry_rows(entries))
     return "\n".join(lines)

@@ -226,6 +226,20 @@ class ArtefactRepository:
             ).scalar()
         return None if raw is None else Entry.model_validate_json(raw)
 
+    def latest_entries(self, repo: str, number: int, limit: int = 3) -> list[Entry]:
+        """The newest stored entries of one PR, by any writer (``explain`` shows why a model
+        entry fell back)."""
+        table = schema.entries
+        query = (
+            select(table.c.payload)
+            .where(table.c.repo == repo, table.c.number == number)
+            .order_by(table.c.created_at.desc(), table.c.id.desc())
+            .limit(limit)
+        )
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).scalars().all()
+        return [Entry.model_validate_json(raw) for raw in rows]
+
     def put_entry(self, entry: Entry, entry_key: str, pr_hash: str) -> None:
         self.put_all("", "", entries=[(entry, entry_key, pr_hash)])
 
