@@ -1,4 +1,5 @@
-"""LLM writer benchmarks (issue 5): prompt size, key-fact retention, concurrency.
+"""LLM writer benchmarks: prompt size, key-fact retention, concurrency, the evidence pack's
+share of an expert's code names, and tokens per day against a per-commit tool.
 
 Run: python bench/bench_llm.py   (no network: a fake OpenAI-compatible server on loopback)
 
@@ -8,6 +9,18 @@ Run: python bench/bench_llm.py   (no network: a fake OpenAI-compatible server on
    the prompt — for PRs whose whole data fits the budget (target 100%) and for the rest.
 2. Wall time of writing 100 PRs against the fake server with 500 ms latency per call at
    concurrency 8, as a ratio to the ideal 100 / 8 × 0.5 s (target ≤ 1.3).
+
+3. The share of the code names of the development references (``eval/reference/vllm-ascend``:
+   each entry's backticked names, mapped to its PR by ``DAY.map.json``) that occur in the entry
+   prompt prdigest builds for that PR (its level's budget, the day's neighbours) — target ≥ 90 %.
+4. Tokens and requests per day for development days of about 10 and 20 PRs and a 100-PR window
+   (several days as one), against a per-commit tool: one request per commit (squash merge: one
+   per PR) carrying its message and its patch cut to 10,000 characters. Prompt tokens are
+   estimated the same way on both sides; output is counted as 300 tokens per per-commit
+   summary, 500 per paragraph and 40 per title. Target ≤ 0.5× the per-commit tokens.
+
+3 and 4 need the development records (``PRDIGEST_DEV_RECORDS``, see ``bench/devdays.py``); they
+are skipped with a message when the records are absent.
 
 Targets: median ≤ 6,000 and p95 ≤ 10,000 prompt tokens; retention 100% under budget.
 """
@@ -35,6 +48,14 @@ from prdigest.write.template import TemplateWriter  # noqa: E402
 
 from fakellm import Call, FakeLLM, Reply, entry_json  # noqa: E402
 from llm_support import fixture_prs  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+import json  # noqa: E402
+
+import devdays  # noqa: E402
+from prdigest.write.evaluate import code_names  # noqa: E402
+from prdigest.write.llm.budget import estimate_tokens  # noqa: E402
+from prdigest.write.llm.style import load_reference  # noqa: E402
 
 BUDGET = 8_000
 UNLIMITED = 10_000_000
@@ -125,7 +146,7 @@ def concurrency_figures() -> None:
         result = writer.write_batch(requests, lang="zh")
         wall = time.perf_counter() - started
     ideal = PRS / CONCURRENCY * LATENCY_S
-    verified = sum(1 for u in result.usage if u.outcome == "verified")
+    verified = sum(1 for u in result.usage if u.outcome == "model")
     print(
         f"write {PRS} PRs, {LATENCY_S * 1000:.0f} ms/call, concurrency {CONCURRENCY}: "
         f"{wall:.2f} s vs ideal {ideal:.2f} s → ratio {wall / ideal:.2f} "
@@ -133,13 +154,103 @@ def concurrency_figures() -> None:
     )
 
 
+OFFLINE = LLMSettings(base_url="http://127.0.0.1:9/v1", model="bench")
+PER_COMMIT_INSTRUCTION = (
+    "You summarize one git commit for a daily digest of merged changes. Read the commit message "
+    "and the diff below, and write a short summary: what changed, why it matters, and what a "
+    "reviewer should look at. Answer in Chinese, in one paragraph."
+)
+PER_COMMIT_PATCH_CHARS = 10_000
+PER_COMMIT_OUTPUT, PARAGRAPH_OUTPUT, TITLE_OUTPUT = 300, 500, 40
+NAME_SHARE_TARGET = 0.90
+TOKEN_RATIO_TARGET = 0.5
+
+
+def reference_names() -> None:
+    """Share of the references' code names present in the prompts of their PRs."""
+    writer = LLMWriter(OFFLINE)
+    found = total = 0
+    selected_found = selected_total = 0
+    for ref in sorted(devdays.REFERENCES.glob("*.txt")):
+        mapping = json.loads(ref.with_name(ref.stem + ".map.json").read_text(encoding="utf-8"))
+        day = devdays.day(ref.stem)
+        by_number = {r.dossier.number: r for r in day.requests}
+        for number, entry in zip(mapping, load_reference(ref).entries, strict=False):
+            if number is None or number not in by_number:
+                continue
+            request = by_number[number]
+            text = "\n".join(m["content"] for m in writer.prompt_for(request, "zh").messages)
+            names = code_names(f"{entry.title} {entry.paragraph or ''}")
+            hits = sum(1 for n in names if n in text)
+            found, total = found + hits, total + len(names)
+            if request.paragraph:
+                selected_found += hits
+                selected_total += len(names)
+    mark = "✓" if total and found / total >= NAME_SHARE_TARGET else "✗"
+    print(
+        f"reference code names in the prompt: {found}/{total} = {found / total:.1%} "
+        f"(target ≥ {NAME_SHARE_TARGET:.0%} {mark}); of PRs prdigest selects: "
+        f"{selected_found}/{selected_total} = {selected_found / max(1, selected_total):.1%}"
+    )
+
+
+def per_commit_tokens(prs: list[PullRequest]) -> int:
+    total = 0
+    for pr in prs:
+        patch = "\n".join(
+            f"diff --git a/{f.path} b/{f.path}\n{f.patch or ''}" for f in pr.files or ()
+        )[:PER_COMMIT_PATCH_CHARS]
+        message = f"{pr.title}\n{pr.body or ''}"
+        total += estimate_tokens(PER_COMMIT_INSTRUCTION) + estimate_tokens(message)
+        total += estimate_tokens(patch) + PER_COMMIT_OUTPUT
+    return total
+
+
+def day_costs() -> None:
+    """Tokens and requests of a day against the per-commit tool, at three day sizes."""
+    writer = LLMWriter(OFFLINE)
+    by_day = devdays.days()
+    ten = min(by_day, key=lambda d: (abs(len(by_day[d]) - 10), d))
+    twenty = min(by_day, key=lambda d: (abs(len(by_day[d]) - 20), d))
+    ordered = sorted(by_day)
+    start = ordered.index("2026-07-06")
+    span: list[str] = []
+    while sum(len(by_day[d]) for d in span) < 100:
+        span.append(ordered[start + len(span)])
+    windows = [
+        devdays.day(ten),
+        devdays.day(twenty),
+        devdays.digest_requests([pr for d in span for pr in by_day[d]], span[0], span[-1], top=30),
+    ]
+    for day in windows:
+        calls = writer.plan(day.requests, lang="zh")
+        ours = sum(
+            c.prompt_tokens
+            + (PARAGRAPH_OUTPUT if c.purpose == "paragraph" else TITLE_OUTPUT * len(c.numbers))
+            for c in calls
+        )
+        theirs = per_commit_tokens(list(day.records))
+        ratio = ours / theirs
+        mark = "✓" if ratio <= TOKEN_RATIO_TARGET else "✗"
+        print(
+            f"{len(day.records):>4} PRs ({day.label}): prdigest {len(calls)} requests, "
+            f"{ours:,} tokens · per-commit {len(day.records)} requests, {theirs:,} tokens "
+            f"→ {ratio:.2f}× (target ≤ {TOKEN_RATIO_TARGET}× {mark})"
+        )
+
+
 def main() -> None:
     style = format_examples(pick_examples(default_reference()))
     fixtures = list(fixture_prs())
-    print(f"prompt budget {BUDGET:,} estimated tokens per PR")
+    print(f"prompt budget {BUDGET:,} estimated tokens per must-read PR (others: a share)")
     prompt_figures("fixtures", fixtures, style)
     prompt_figures("synthetic", [scaled(p) for p in fixtures], style)
     concurrency_figures()
+    if devdays.records_path() is None:
+        print("skipped: reference names and day costs need PRDIGEST_DEV_RECORDS")
+        return
+    reference_names()
+    day_costs()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ talks to anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
@@ -239,6 +240,11 @@ class FakeLLM:
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
+
+            def handle(self) -> None:
+                # a client that closed a stream it had read to its end
+                with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+                    super().handle()
 
             def do_GET(self) -> None:
                 if self.path == "/props" and fake.props:

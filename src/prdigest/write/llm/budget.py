@@ -33,7 +33,7 @@ from prdigest.core.records import Comment, PullRequest
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGIT = re.compile(r"[0-9]")
-_PUNCT = re.compile(r"[^\sA-Za-z0-9\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_LONG_WORD = re.compile(r"[A-Za-z]{7,}")
 # tokens per piece (see the module docstring)
 PER_CJK = 0.74
 PER_WORD = 1.13
@@ -65,13 +65,20 @@ def estimate_tokens(text: str) -> int:
     """Tokens of ``text``, estimated without a tokenizer (see the module docstring)."""
     if not text:
         return 0
+    cjk = len(_CJK.findall(text))
     words = _WORD.findall(text)
+    letters = sum(map(len, words))
+    long_words = _LONG_WORD.findall(text)
+    long_letters = sum(map(len, long_words)) - LONG_WORD * len(long_words)
+    digits = len(_DIGIT.findall(text))
+    spaces = len(text) - len("".join(text.split()))
+    punct = len(text) - cjk - letters - digits - spaces
     count = (
-        PER_CJK * len(_CJK.findall(text))
+        PER_CJK * cjk
         + PER_WORD * len(words)
-        + PER_LONG_LETTER * sum(max(0, len(w) - LONG_WORD) for w in words)
-        + PER_DIGIT * len(_DIGIT.findall(text))
-        + PER_PUNCT * len(_PUNCT.findall(text))
+        + PER_LONG_LETTER * long_letters
+        + PER_DIGIT * digits
+        + PER_PUNCT * punct
         + PER_NEWLINE * text.count("\n")
     )
     return max(1, math.ceil(count))

@@ -13,6 +13,7 @@ audience, the facts with their ids. It writes; it does not judge (DESIGN §1).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -79,16 +80,28 @@ def fence_for(data: str) -> tuple[str, str]:
     return f"{FENCE_PREFIX}{hashlib.sha256(safe.encode()).hexdigest()[:10]}>>>", safe
 
 
-def glossary_lines(text: str, lang: str) -> str:
-    """The glossary entries whose English term occurs in ``text`` (keeps the prompt short)."""
+@functools.cache
+def _glossary(lang: str) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One pattern for every English term of the glossary, and each term's line."""
     glossary = locale(lang).glossary
-    lower = text.lower()
-    lines = []
+    lines: dict[str, str] = {}
     for section in ("term", "metric"):
         for english, chinese in glossary.get(section, {}).items():
-            if re.search(rf"(?<![a-z]){re.escape(english)}(?![a-z])", lower):
-                lines.append(f"{english} → {chinese}")
-    return "\n".join(dict.fromkeys(lines))
+            lines.setdefault(english, f"{english} → {chinese}")
+    if not lines:
+        return None, lines
+    terms = sorted(lines, key=len, reverse=True)
+    pattern = re.compile(r"(?<![a-z])(" + "|".join(map(re.escape, terms)) + r")(?![a-z])")
+    return pattern, lines
+
+
+def glossary_lines(text: str, lang: str) -> str:
+    """The glossary entries whose English term occurs in ``text`` (keeps the prompt short)."""
+    pattern, lines = _glossary(lang)
+    if pattern is None:
+        return ""
+    found = set(pattern.findall(text.lower()))
+    return "\n".join(line for term, line in lines.items() if term in found)
 
 
 def reviews_line(d: Dossier) -> str:
