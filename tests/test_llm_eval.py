@@ -12,7 +12,7 @@ import pytest
 
 from prdigest.core.errors import InputError
 from prdigest.core.models import Level
-from prdigest.write.evaluate import bigram_jaccard, evaluate, load_generated, load_map
+from prdigest.write.evaluate import bigram_jaccard, evaluate, format_table, load_generated, load_map
 from prdigest.write.llm.style import (
     default_reference,
     load_reference,
@@ -117,3 +117,35 @@ def test_title_chinese_share_by_hand() -> None:
     assert chinese_share("修复块大小") == 1.0
     assert chinese_share("【修复】Fix it") == pytest.approx(2 / 9)
     assert chinese_share("") == 0.0
+
+
+def test_false_claim_candidates_and_title_rules_with_the_records() -> None:
+    from prdigest.write.llm.style import Reference, ReferenceEntry
+    from prdigest.write.llm.verify import Grounds
+
+    from llm_support import analyzed, good_paragraph
+
+    pr, dossier, _ = analyzed(56104)
+    claim = "实测 decode 吞吐提升约一倍。"
+    generated = {
+        "lang": "zh",
+        "prs": [
+            {
+                "pr": {"number": 56104},
+                "level": "must_read",
+                "entry": {
+                    "title": "NIXL 修复多传输句柄的竞态",
+                    "paragraph": good_paragraph(56104) + claim,
+                },
+            }
+        ],
+    }
+    reference = Reference(
+        pr.repo, (ReferenceEntry("参考标题", "值得精读。`base_worker.py`", None),)
+    )
+    report = evaluate(reference, [56104], generated, None, {56104: Grounds(pr, dossier)})
+    assert report.false_claims == 1 and report.entries[0].false_claims == (claim,)
+    assert report.titles_ok == 1.0
+    assert "false-claim candidates 1" in format_table(report) and claim in format_table(report)
+    plain = evaluate(reference, [56104], generated)
+    assert plain.false_claims is None and plain.entries[0].title_ok is None

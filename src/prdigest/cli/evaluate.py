@@ -81,7 +81,10 @@ def eval_group() -> None:
 @click.option(
     "--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write JSON."
 )
-@click.option("--repo", help="With --db: read participants of the mapped PRs from the store.")
+@click.option(
+    "--repo",
+    help="With --db: read the mapped PRs from the store (participants, false-claim candidates).",
+)
 @db_option
 def eval_entries(
     reference: Path,
@@ -103,11 +106,26 @@ def eval_entries(
     mapping = load_map(map_path)
     gen = load_generated(generated)
     participants = _participants(db, repo or ref.repo, mapping) if db else None
-    report = evaluate(ref, mapping, gen, participants)
+    grounds = _grounds(db, repo or ref.repo, mapping) if db else None
+    report = evaluate(ref, mapping, gen, participants, grounds)
     payload = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
     if json_out:
         emit(payload.encode("utf-8"), json_out)
     click.echo(payload if fmt == "json" else format_table(report), nl=fmt != "json")
+
+
+def _grounds(db: DbTarget, repo: str, mapping: Any) -> dict[int, Any]:
+    """The verifier's view of each mapped PR, for the false-claim candidates."""
+    from prdigest.pipeline.digest import explain
+    from prdigest.write.llm.verify import Grounds
+
+    numbers = [n for n in (mapping.values() if isinstance(mapping, dict) else mapping) if n]
+    found: dict[int, Any] = {}
+    with opened(db) as store:
+        for number in numbers:
+            item = explain(store, repo, int(number))
+            found[int(number)] = Grounds(item.pr, item.dossier)
+    return found
 
 
 def _participants(db: DbTarget, repo: str, mapping: Any) -> dict[int, set[str]]:

@@ -15,6 +15,10 @@ and the ``--format json`` output of ``prdigest digest``. Measures, per entry and
 * title Chinese share — Chinese characters of a generated title over its characters other than
   spaces (the example digests' titles: 50–59 %), the mean over the mapped entries and over every
   title of the generated digest.
+* with the PR records (``grounds``): false-claim candidates — sentences of the generated entry
+  that the verifier cannot tie to the record (an unknown name, path, login or figure, an
+  unsupported comparative or reviewer attribution) — and whether the title keeps the language
+  and length rules.
 
 Recall and precision are micro-averaged (summed over entries); title overlap is the mean.
 """
@@ -29,8 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from prdigest.core.errors import InputError
+from prdigest.core.locale import locale
 from prdigest.core.models import Level
+from prdigest.write.llm.repair import sentences
 from prdigest.write.llm.style import Reference, ReferenceEntry
+from prdigest.write.llm.verify import Grounds, title_form, unsupported
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"(?<![\w`/.])@([A-Za-z0-9][A-Za-z0-9-]{0,38})")
@@ -56,6 +63,8 @@ class EntryScore:
     figures_common: int
     title_overlap: float
     title_chinese: float | None = None  # None: no generated title
+    false_claims: tuple[str, ...] = ()  # sentences the verifier cannot tie to the record
+    title_ok: bool | None = None  # language and length of the title (None: not checked)
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,8 @@ class EvalReport:
     missing: tuple[int, ...]  # mapped PRs absent from the generated digest
     title_chinese: float | None = None  # mean over the mapped entries' generated titles
     title_chinese_all: float | None = None  # mean over every title of the generated digest
+    false_claims: int | None = None  # candidates over all entries (None: no records given)
+    titles_ok: float | None = None  # share of titles that keep the language and length rules
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,6 +95,8 @@ class EvalReport:
                 "title_overlap": self.title_overlap,
                 "title_chinese": self.title_chinese,
                 "title_chinese_all": self.title_chinese_all,
+                "false_claims": self.false_claims,
+                "titles_ok": self.titles_ok,
             },
             "entries": [asdict(e) for e in self.entries],
             "unmapped": list(self.unmapped),
@@ -139,8 +152,28 @@ def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+def false_claims(text: str, grounds: Grounds) -> tuple[str, ...]:
+    """Sentences of ``text`` with a name, path, login, figure or claim the record lacks."""
+    found = []
+    for sentence in sentences(text):
+        if unsupported(sentence, "paragraph", grounds):
+            found.append(sentence)
+    return tuple(found)
+
+
+def title_ok(title: str, lang: str) -> bool:
+    low, high = locale(lang).bounds.title
+    form = [p for p in title_form(title, lang) if p.code == "language"]
+    return not form and low <= len(title) <= high
+
+
 def _score(
-    number: int, ref: ReferenceEntry, gen: Mapping[str, Any] | None, who: set[str] | None
+    number: int,
+    ref: ReferenceEntry,
+    gen: Mapping[str, Any] | None,
+    who: set[str] | None,
+    grounds: Grounds | None = None,
+    lang: str = "zh",
 ) -> EntryScore:
     entry = (gen or {}).get("entry") or {}
     gen_title = entry.get("title")
@@ -169,6 +202,8 @@ def _score(
         figures_common=len(rf & gf),
         title_overlap=bigram_jaccard(ref.title, gen_title or ""),
         title_chinese=chinese_share(gen_title) if gen_title is not None else None,
+        false_claims=false_claims(gen_text, grounds) if grounds and gen is not None else (),
+        title_ok=title_ok(gen_title, lang) if grounds and gen_title else None,
     )
 
 
@@ -177,11 +212,17 @@ def evaluate(
     mapping: Sequence[int | None] | Mapping[str, int],
     generated: Mapping[str, Any],
     participants: Mapping[int, set[str]] | None = None,
+    grounds: Mapping[int, Grounds] | None = None,
 ) -> EvalReport:
     """Scores of each mapped reference entry against the generated digest (see module doc)."""
     by_number = {int(item["pr"]["number"]): item for item in generated.get("prs", [])}
     pairs, unmapped = _pairs(reference, mapping)
-    scores = [_score(n, ref, by_number.get(n), (participants or {}).get(n)) for n, ref in pairs]
+    lang = str(generated.get("lang") or "zh")
+    scores = [
+        _score(n, ref, by_number.get(n), (participants or {}).get(n), (grounds or {}).get(n), lang)
+        for n, ref in pairs
+    ]
+    checked = [s for s in scores if s.title_ok is not None]
     compared = [s for s in scores if s.verdict_match is not None]
     present = [s for s in scores if s.gen_title is not None]
     all_titles = [
@@ -205,6 +246,8 @@ def evaluate(
         missing=tuple(n for n, _ in pairs if n not in by_number),
         title_chinese=_mean([s.title_chinese for s in present if s.title_chinese is not None]),
         title_chinese_all=_mean([chinese_share(t) for t in all_titles if t]),
+        false_claims=sum(len(s.false_claims) for s in scores) if grounds else None,
+        titles_ok=_ratio(sum(1 for s in checked if s.title_ok), len(checked)),
     )
 
 
@@ -281,6 +324,14 @@ def format_table(report: EvalReport) -> str:
         f" · title Chinese share {_pct(report.title_chinese)} (all titles "
         f"{_pct(report.title_chinese_all)})",
     ]
+    if report.false_claims is not None:
+        titles = _pct(report.titles_ok)
+        rows.append(
+            f"false-claim candidates {report.false_claims} · titles keeping language and "
+            f"length {titles}"
+        )
+        for s in report.entries:
+            rows += [f"  #{s.number} claim? {claim}" for claim in s.false_claims]
     if report.unmapped:
         rows.append(f"not mapped: {len(report.unmapped)} reference entr(ies)")
     if report.missing:

@@ -43,7 +43,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -247,6 +247,7 @@ class LLMClient:
         self._slots = asyncio.Semaphore(self.concurrency)
         self.json_mode = settings.json_mode != "off"
         self.stream_usage = True  # ask for usage in the stream until the server rejects it
+        self.server_counts: bool | None = None  # whether the server tokenizes (None: not asked)
         self.prompt_tps: float | None = None  # slowest prompt speed seen in this run
         self.backlog_s = 0.0  # work a server may still do for requests the client gave up
         self.calls = 0  # HTTP attempts made, for tests and reports
@@ -418,7 +419,22 @@ class LLMClient:
         except openai.APIError as exc:
             message = f"unusable reply ({type(exc).__name__})"
             raise LLMResponseError(message, model=self.settings.model, pr=pr) from None
-        return self._completion(reply, messages, attempt, started, json_mode, pr)
+        completion = self._completion(reply, messages, attempt, started, json_mode, pr)
+        if completion.estimated and self.server_counts is not False:
+            completion = await self._counted(completion, messages, reply)
+        return completion
+
+    async def _counted(
+        self, completion: Completion, messages: Sequence[Message], reply: _Streamed
+    ) -> Completion:
+        """Usage from the server's own tokenizer when its reply carried none (llama-cpp-python
+        does not stream usage); the chat template's few tokens per message are not in it."""
+        prompt = await self.count_tokens("\n".join(m["content"] for m in messages))
+        output = await self.count_tokens(reply.content + reply.reasoning) if prompt else None
+        self.server_counts = prompt is not None
+        if prompt is None or output is None:
+            return completion
+        return replace(completion, prompt_tokens=prompt, completion_tokens=output)
 
     async def _create_json(
         self, messages: Sequence[Message], max_tokens: int | None, allowance: float

@@ -402,3 +402,13 @@ def verify_entry(
 def unknown_cites(cites: Sequence[str], d: Dossier, known: set[str]) -> list[str]:
     """Cited ids that are not facts of the dossier (reported, then dropped)."""
     return [c for c in dict.fromkeys(cites) if c not in known]
+
+
+def unsupported(text: str, field: Field, grounds: Grounds) -> list[Problem]:
+    """The grounding problems of a piece of text: names, paths, logins, figures, claims."""
+    return _grounding(text, field, grounds) + _claims(text, field, grounds)
+
+
+def title_form(title: str, lang: str) -> list[Problem]:
+    """The form problems of a title (language share, Markdown, links)."""
+    return _form(title.strip(), "title", lang)
