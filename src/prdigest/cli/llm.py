@@ -165,7 +165,7 @@ def llm_check(top: int) -> None:
     """
     # these load the model client (openai) and the analyzer: only when the command runs
     from prdigest.pipeline.llmcheck import run_prompt_tokens, sample_probe
-    from prdigest.write.llm.check import check_endpoint, predict_run
+    from prdigest.write.llm.check import PROBE_OUTPUT_TOKENS, check_endpoint, predict_run
 
     settings = llm_settings(os.environ)
     probe = sample_probe(settings)
@@ -174,6 +174,8 @@ def llm_check(top: int) -> None:
     click.echo(f"slots:       {result.concurrency} ({result.concurrency_source})")
     click.echo(f"JSON mode:   {'yes' if result.json_mode else 'no (tolerant parsing is used)'}")
     reply = "ok" if result.reply_ok else f"unexpected: {result.reply[:80]!r}"
+    if result.reply_ok and result.truncated:
+        reply += f" (a JSON object, cut at the probe's {PROBE_OUTPUT_TOKENS} tokens)"
     click.echo(f"reply:       {reply}")
     usage = " (estimated: the server sent no usage)" if result.usage_estimated else ""
     click.echo(

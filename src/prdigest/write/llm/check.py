@@ -30,8 +30,9 @@ TITLES_OUTPUT_TOKENS = 800
 class CheckResult:
     latency_s: float
     json_mode: bool  # the server accepted response_format=json_object
-    reply_ok: bool  # the reply held a JSON object
+    reply_ok: bool  # the reply held a JSON object (or began one when cut at the probe's end)
     reply: str
+    truncated: bool  # the reply was cut at the probe's output allowance
     prompt_tokens: int
     completion_tokens: int
     first_piece_s: float
@@ -59,8 +60,9 @@ async def check_endpoint(
     return CheckResult(
         latency_s=reply.latency_s,
         json_mode=reply.json_mode,
-        reply_ok=reply.data is not None,
+        reply_ok=reply.data is not None or (reply.truncated and reply.content.lstrip()[:1] == "{"),
         reply=reply.content,
+        truncated=reply.truncated,
         prompt_tokens=reply.prompt_tokens,
         completion_tokens=reply.completion_tokens,
         first_piece_s=reply.first_piece_s,
