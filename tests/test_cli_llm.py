@@ -208,3 +208,50 @@ def test_dry_run_sends_nothing_and_explain_shows_why_an_entry_fell_back(
     assert "finding: 标题: 必须用中文书写" in out
     code, out, _ = cli(["explain", f"{REPO}#56104", "--db", str(db), "--format", "json"], capsys)
     assert json.loads(out)["entries"][0]["findings"]
+
+
+def test_every_setting_comes_from_the_file_then_the_environment_then_options() -> None:
+    from prdigest.pipeline.config import parse_config
+
+    config = parse_config(
+        """
+[llm]
+base_url = "http://127.0.0.1:8080/v1"
+model = "qwen-local"
+timeout = 300
+context = 12288
+max_output_tokens = 900
+temperature = 0.1
+retries = 1
+repairs = 2
+concurrency = 1
+
+[[repos]]
+name = "vllm-project/vllm"
+path = "prs.jsonl"
+writer = "llm"
+"""
+    )
+    table = config.llm.settings()
+    settings = llm_settings({}, table)
+    assert (settings.base_url, settings.model, settings.timeout_s) == (
+        "http://127.0.0.1:8080/v1",
+        "qwen-local",
+        300,
+    )
+    assert (settings.context_tokens, settings.max_output_tokens, settings.temperature) == (
+        12288,
+        900,
+        0.1,
+    )
+    assert (settings.max_retries, settings.repairs, settings.concurrency) == (1, 2, 1)
+    assert settings.prompt_room == 8000  # the budget fits 12288 − 900 − 64
+    env = {"PRDIGEST_LLM_TIMEOUT": "45", "PRDIGEST_LLM_CONTEXT": "4096", "PRDIGEST_LLM_MODEL": "m2"}
+    over = llm_settings(env, table, max_cost_tokens=5000)
+    assert (over.timeout_s, over.context_tokens, over.model, over.max_cost_tokens) == (
+        45,
+        4096,
+        "m2",
+        5000,
+    )
+    assert over.prompt_room == 4096 - 900 - 64

@@ -77,7 +77,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _join(parts: Sequence[str], lang: str) -> str:
-    return ("" if lang == "zh" else " ").join(parts)
+    return locale(lang).writing.join.join(parts)
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def fix_draft(
     if "verdict" in codes:
         if verdict_of(text) is not None:
             return None  # the draft states another verdict: not ours to rewrite
-        text = opener(verdict, audience, lang) + ("" if lang == "zh" else " ") + text
+        text = _join([opener(verdict, audience, lang), text], lang)
         fixes.append(str(words["fixed_verdict"]))
     bad = [p.args[0] for p in problems if p.code in DROPPABLE and p.args]
     if bad:
