@@ -4,6 +4,7 @@ prints the exact payload; `publish --test` sends a short hello."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def test_init_never_overwrites_without_force(
 def test_init_for_a_clone_and_its_channel_once_uncommented(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "ascend").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "ascend")], check=True)
     path = tmp_path / "prdigest.toml"
     run(capsys, "init", "-c", str(path), "-r", "vllm-project/vllm-ascend", "--git", "ascend")
     text = path.read_text(encoding="utf-8")

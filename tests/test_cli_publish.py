@@ -106,7 +106,9 @@ def test_config_check_invalid_file(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = run(["config", "check", "--config", str(path)], capsys)
     assert code == 2
     assert err == (
-        f"Error: {path}: 1 problem\n  repos[0].timezone: unknown time zone 'Nowhere/Land'\n"
+        f"Error: {path}: 2 problems\n"
+        "  repos[0].timezone (a/b): unknown time zone 'Nowhere/Land'\n"
+        f"  repos[0].path (a/b): no such file: {tmp_path / 'x'}\n"
     )
 
 

@@ -78,20 +78,28 @@ def test_example_parses_and_resolves_paths(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("snippet", "key", "message"),
     [
-        ('[[repos]]\nname = "x"\npath = "a"', "repos[0].name", "must be owner/name"),
+        ('[[repos]]\nname = "x"\npath = "a"', "repos[0].name (x)", "must be owner/name"),
         (
             '[[repos]]\nname = "a/b"\npath = "a"\ntimezone = "Mars/Base"',
-            "repos[0].timezone",
+            "repos[0].timezone (a/b)",
             "unknown time zone 'Mars/Base'",
         ),
-        ('[[repos]]\nname = "a/b"', "repos[0].path", "source 'jsonl' needs 'path'"),
-        ('[[repos]]\nname = "a/b"\npath = "a"\ntop = -1', "repos[0].top", "greater than or equal"),
-        ('[[repos]]\nname = "a/b"\npath = "a"\nwriter = "llm"', "repos[0].model", "needs 'model'"),
-        ('[[repos]]\nname = "a/b"\npath = "a"\ncolour = 1', "repos[0].colour", "unknown key"),
+        ('[[repos]]\nname = "a/b"', "repos[0].path (a/b)", "source 'jsonl' needs 'path'"),
+        (
+            '[[repos]]\nname = "a/b"\npath = "a"\ntop = -1',
+            "repos[0].top (a/b)",
+            "must be at least 0",
+        ),
+        (
+            '[[repos]]\nname = "a/b"\npath = "a"\nwriter = "llm"',
+            "repos[0].model (a/b)",
+            "needs 'model'",
+        ),
+        ('[[repos]]\nname = "a/b"\npath = "a"\ncolour = 1', "repos[0].colour (a/b)", "unknown key"),
         ("", "repos", "required key is missing"),
         (
             '[[repos]]\nname = "a/b"\npath = "a"\nchannels = ["nope"]',
-            "repos[0].channels",
+            "repos[0].channels (a/b)",
             "no channel named 'nope'",
         ),
         (
@@ -161,9 +169,17 @@ def test_secret_values_never_appear_in_problems() -> None:
 def test_all_problems_are_reported_at_once() -> None:
     with pytest.raises(ConfigFileError) as caught:
         parse_config('[[repos]]\nname = "x"\ntimezone = "Nowhere"\n[site]\nlang = "fr"')
-    assert len(caught.value.problems) >= 3
-    text = str(caught.value)
-    assert text.startswith("prdigest.toml: ") and "\n  repos[0].name: " in text
+    assert caught.value.problems == [
+        ("site.lang", "unknown language 'fr' (known: zh, en)"),
+        (
+            "repos[0].name (x)",
+            "must be owner/name, got 'x' (the owner: letters, digits, '-'; the name: also "
+            "'.', '_', but not '.' or '..')",
+        ),
+        ("repos[0].timezone (x)", "unknown time zone 'Nowhere'"),
+        ("repos[0].path (x)", "source 'jsonl' needs 'path' (a JSONL file)"),  # a later round
+    ]
+    assert str(caught.value).startswith("prdigest.toml: 4 problems\n  site.lang: ")
 
 
 def test_bad_toml_is_a_config_error() -> None:

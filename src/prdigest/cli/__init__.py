@@ -250,15 +250,25 @@ def emit(data: bytes, out: Path | None) -> None:
     info(f"wrote {out}")
 
 
+def shown_target(target: DbTarget) -> str:
+    """A store's path, or its URL without the password, for messages (nothing is opened)."""
+    text = str(target)
+    if "://" not in text:
+        return text
+    from prdigest.store.engine import safe_url  # a URL: never show its password
+
+    return safe_url(text)
+
+
 def store_location() -> str:
     """Where commands without ``--db`` (and without a config's ``db``) keep the store."""
-    target = str(default_db())
-    if "://" in target:
-        from prdigest.store.engine import safe_url  # a URL: never show its password
+    target = shown_target(default_db())
+    return f"{target} ({store_origin()}; --db or a config's db = … take precedence)"
 
-        target = safe_url(target)
-    origin = "from $PRDIGEST_DB" if os.environ.get("PRDIGEST_DB") else "default"
-    return f"{target} ({origin}; --db or a config's db = … take precedence)"
+
+def store_origin() -> str:
+    """Where the store's location came from when neither --db nor a config names one."""
+    return "from $PRDIGEST_DB" if os.environ.get("PRDIGEST_DB") else "default"
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -27,6 +27,8 @@ from prdigest.cli import (
     default_db,
     info,
     make_window,
+    shown_target,
+    store_origin,
     verbosity,
 )
 from prdigest.core.errors import ConfigFileError, PublishError
@@ -34,7 +36,7 @@ from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.secrets import Secret
 from prdigest.core.window import DAY_HELP, DEFAULT_TZ, local_day
 from prdigest.pipeline.config import DEFAULT_CONFIG, Config, SiteConfig, load_config
-from prdigest.pipeline.config import missing_env as find_missing_env
+from prdigest.pipeline.configcheck import check_file
 from prdigest.pipeline.digest import DigestOptions, build_digest, require_records
 from prdigest.pipeline.run_all import (
     RepoRun,
@@ -394,22 +396,6 @@ def config_group() -> None:
     """
 
 
-def _check_problems(config: Config) -> tuple[list[tuple[str, str]], list[str]]:
-    problems = [
-        (key, f"environment variable {var} is not set")
-        for key, var in find_missing_env(config, os.environ)
-    ]
-    for index, repo in enumerate(config.repos):
-        if repo.source == "jsonl" and repo.path is not None and not repo.path.is_file():
-            problems.append((f"repos[{index}].path", f"no such file: {repo.path}"))
-        if repo.preset is not None and not repo.preset.is_file():
-            problems.append((f"repos[{index}].preset", f"no such file: {repo.preset}"))
-    warnings = []
-    if config.channels and not config.site.base_url:
-        warnings.append("site.base_url: not set; messages cannot link to the full digest page")
-    return problems, warnings
-
-
 def _describe(config: Config) -> list[str]:
     lines = []
     for repo in config.repos:
@@ -440,15 +426,18 @@ def config_check(config_path: Path | None) -> None:
       prdigest config check -c /srv/prdigest/prdigest.toml
     """
     path = config_file(config_path)
-    config = load_config(path)
-    problems, warnings = _check_problems(config)
-    for warning in warnings:
-        click.echo(f"Warning: {warning}", err=True)
-    if problems:
-        raise ConfigFileError(str(path), problems)
-    click.echo(f"{path}: OK")
+    found = check_file(path, os.environ)
+    for warning in found.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if found.problems:
+        raise ConfigFileError(str(path), found.problems)
+    config: Config = found.config
+    info(f"{path}: OK", err=False)
     for line in _describe(config):
-        click.echo(line)
+        info(line, err=False)
+    target = config.db or default_db()
+    origin = "the config's db" if config.db else store_origin()
+    info(f"  store: {shown_target(target)} ({origin}; --db takes precedence)", err=False)
 
 
 def _run_lines(report: RunReport) -> list[str]:

@@ -56,6 +56,7 @@ class ConfigError(PrdigestError):
     def __init__(self, message: str, *, key: str | None = None) -> None:
         super().__init__(f"{key}: {message}" if key else message)
         self.key = key
+        self.detail = message  # without the key, for callers that name the item their own way
 
 
 class ConfigFileError(ConfigError):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from prdigest.core.configbase import ConfigModel, problem
 from prdigest.core.errors import ConfigError, ConfigFileError
@@ -32,7 +32,7 @@ from prdigest.core.locale import DEFAULT_LANG, available
 from prdigest.core.models import Window
 from prdigest.core.names import RULE, is_repo_name
 from prdigest.core.window import DEFAULT_TZ, report_window
-from prdigest.publish.channels import CHANNEL_TYPES, KINDS, ChannelConfig, secret_fields
+from prdigest.publish.channels import KINDS, ChannelConfig, secret_fields
 from prdigest.publish.channels.email import EmailConfig
 from prdigest.publish.site.builder import SiteOptions
 
@@ -240,70 +240,38 @@ class Config(ConfigModel):
         return found
 
 
-def _key(loc: tuple[int | str, ...]) -> str:
-    parts: list[str] = []
-    for index, part in enumerate(loc):
-        if isinstance(part, int):
-            parts.append(f"[{part}]")
-            continue
-        if index == 2 and loc[0] == "channels" and part in CHANNEL_TYPES:
-            continue  # the discriminator pydantic adds to the location
-        if part.startswith("function-") or part in ("tagged-union",):
-            continue
-        parts.append(("." if parts else "") + part)
-    return "".join(parts) or "(file)"
-
-
-def _error_key(error: Any) -> str:
-    key = _key(tuple(error["loc"]))
-    extra = (error.get("ctx") or {}).get("key") if error["type"] == "config_key" else None
-    if not extra:
-        return key
-    if key == "(file)":
-        return str(extra)
-    return f"{key}{'' if extra.startswith('[') else '.'}{extra}"
-
-
-def _message(error: Any) -> str:
-    message = str(error["msg"])
-    message = message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
-    if error["type"] == "missing":
-        return "required key is missing"
-    if error["type"] == "extra_forbidden":
-        return "unknown key"
-    if error["type"] == "union_tag_invalid":
-        return f"unknown channel type (known: {', '.join(CHANNEL_TYPES)})"
-    if error["type"] == "union_tag_not_found":
-        return f"'type' is missing (one of: {', '.join(CHANNEL_TYPES)})"
-    return message
-
-
 def parse_config(text: str, *, path: str = DEFAULT_CONFIG, base: Path | None = None) -> Config:
     """Parse and validate a config text; relative paths are taken from ``base``."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigFileError(path, [("(file)", f"not valid TOML: {exc}")]) from exc
+    from prdigest.pipeline.configcheck import collect  # it validates with the models here
+
+    checked = collect(data)
+    if checked.problems or checked.config is None:
+        raise ConfigFileError(path, checked.problems or [("(file)", "not a valid config")])
+    config: Config = checked.config
+    return resolve_paths(config, base) if base is not None else config
+
+
+def read_config_text(path: Path) -> str:
     try:
-        config = Config.model_validate(data)
-    except ValidationError as exc:
-        problems = [(_error_key(e), _message(e)) for e in exc.errors()]
-        raise ConfigFileError(path, problems) from None
-    return _resolve(config, base) if base is not None else config
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(
+            "config file not found (`prdigest init` writes one)", key=str(path)
+        ) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file: {exc}", key=str(path)) from exc
 
 
 def load_config(path: Path) -> Config:
     """Read and validate ``prdigest.toml``; paths in it are relative to its directory."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise ConfigError("config file not found", key=str(path)) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file: {exc}", key=str(path)) from exc
-    return parse_config(text, path=str(path), base=path.resolve().parent)
+    return parse_config(read_config_text(path), path=str(path), base=path.resolve().parent)
 
 
-def _resolve(config: Config, base: Path) -> Config:
+def resolve_paths(config: Config, base: Path) -> Config:
     def absolute(value: Path | None) -> Path | None:
         return None if value is None else (base / value.expanduser())
 

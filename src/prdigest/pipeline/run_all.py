@@ -117,6 +117,12 @@ def _digest_repo(
             repo=repo.name, window=window, top=repo.top, lang=repo.lang, preset_path=repo.preset
         )
         run.digest = store.digests.put(build_digest(store, options, writer))
+    except ConfigError as exc:
+        # the source checks its path as the options of `sync --git` name it; here it is a key
+        if exc.key in ("--git", "--branch"):
+            run.error = f"repos[{index}].path ({repo.name}): {exc.detail}"
+        else:
+            run.error = str(exc)
     except PrdigestError as exc:
         run.error = str(exc)
     return run
