@@ -1,8 +1,9 @@
-"""Shared fixtures: the fixture PR records, a temporary store, the vLLM preset."""
+"""Shared fixtures: the fixture PR records, a temporary store, the vLLM preset, PostgreSQL."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from prdigest.core.models import Dossier
 from prdigest.core.presets import Preset, load_preset
 from prdigest.core.records import PullRequest, parse_record
 from prdigest.store import Store, open_store
+
+from pg_support import PgServer, start_server
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PR_DIR = FIXTURES / "prs"
@@ -100,3 +103,23 @@ def file_patch(
         "deletions": len(removed),
         "patch": patch,
     }
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One throw-away PostgreSQL cluster for the session (see ``tests/pg_support.py``)."""
+    server = start_server()
+    if isinstance(server, str):
+        if os.environ.get("PRDIGEST_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"PostgreSQL is required here: {server}")
+        pytest.skip(server)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A new, empty PostgreSQL database for one test, as a SQLAlchemy URL."""
+    return pg_server.create_database()

@@ -200,7 +200,7 @@ def opened(db: DbTarget | None) -> Iterator[Store]:
     from prdigest.store import open_store
 
     target = db if db is not None else default_db()
-    store = open_store(target)
+    store = open_store(target, create_dirs=target == default_db())
     try:
         yield store
     finally:

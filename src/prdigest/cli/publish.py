@@ -95,7 +95,7 @@ def store_for(db: DbTarget | None, config: Config | None) -> Iterator[Store]:
         target = config.db
     else:
         target = default_db()
-    store = open_store(target)
+    store = open_store(target, create_dirs=target == default_db())
     try:
         yield store
     finally:
@@ -128,10 +128,17 @@ def site_options(config: Config | None, out: Path | None, base_url: str | None) 
 
 
 def _site_line(report: SiteReport) -> str:
+    removed = (
+        f", {report.removed_temp} leftover temp file(s) removed" if report.removed_temp else ""
+    )
     return (
         f"site: {report.digests} digest(s), {len(report.written)} file(s) written, "
-        f"{report.unchanged} unchanged → {report.out_dir}"
+        f"{report.unchanged} unchanged{removed} → {report.out_dir}"
     )
+
+
+def _site_problems(report: SiteReport) -> list[str]:
+    return [f"site: refused {reason}" for reason in report.refused]
 
 
 @cli.command()
@@ -206,6 +213,10 @@ def site(
             f"note: the store {location} holds no digest; `prdigest digest`, `prdigest run` "
             "and `prdigest run-all` store the digests they make"
         )
+    for line in _site_problems(report):
+        click.echo(f"Error: {line}", err=True)
+    if report.refused:
+        raise PublishError(f"{len(report.refused)} stored digest(s) refused (see above)")
 
 
 @cli.command()
@@ -463,6 +474,7 @@ def _run_lines(report: RunReport) -> list[str]:
         lines += [_outcome_line(d) for d in report.retried]
     if report.site is not None:
         lines.append(_site_line(report.site))
+        lines += _site_problems(report.site)
     if report.site_error:
         lines.append(f"site: FAILED: {report.site_error}")
     return lines
@@ -470,6 +482,7 @@ def _run_lines(report: RunReport) -> list[str]:
 
 def _problem_count(report: RunReport) -> int:
     count = sum(1 for r in report.repos if r.error) + (1 if report.site_error else 0)
+    count += len(report.site.refused) if report.site else 0
     count += sum(len(r.sync.problems) for r in report.repos if r.sync)
     count += sum(1 for r in report.repos for d in r.deliveries if not d.ok)
     return count + sum(1 for d in report.retried if not d.ok)

@@ -12,6 +12,15 @@ Assumptions, where DESIGN §3 is silent:
 * Unknown keys are rejected (``extra="forbid"``): a typo in a hand-written record must not pass
   as an absent field.
 * ``author_type`` accepts the GitHub actor types that can author comments.
+
+Bounds, checked on the plain JSON data before validation (:func:`check_bounds`), so nothing that
+a database or an encoder would choke on reaches the store:
+
+* integers fit in 64 bits (``-2**63 .. 2**63-1``);
+* containers nest at most :data:`MAX_DEPTH` levels (a record needs 4);
+* a string is at most :data:`MAX_STRING` characters (a patch is the longest field);
+* a lone UTF-16 surrogate (``"\\ud800"`` in JSON) is replaced by U+FFFD: it is not text and
+  cannot be written as UTF-8, and replacing it keeps the rest of the record.
 """
 
 from __future__ import annotations
@@ -29,9 +38,13 @@ from pydantic import (
 )
 
 from prdigest.core.errors import RecordError
-from prdigest.core.names import RULE, is_repo_name
+from prdigest.core.names import RULE, is_repo_name, is_repo_path
 
 SCHEMA_ID = "prdigest.pr/v1"
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+MAX_DEPTH = 32
+MAX_STRING = 16 * 1024 * 1024
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 # A GitHub login; git-sourced authors may instead be display names ("Li Wang").
 LOGIN_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?")
 
@@ -67,6 +80,14 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _in_repo_path(value: str | None) -> str | None:
+    if value is not None and not is_repo_path(value):
+        raise ValueError(
+            "must be a normalised path inside the repository (no '..', no leading '/')"
+        )
+    return value
+
+
 class FileChange(_Record):
     path: str = Field(min_length=1)
     previous_path: str | None = None
@@ -75,6 +96,8 @@ class FileChange(_Record):
     deletions: NonNegative = 0
     binary: bool = False
     patch: str | None = None
+
+    _paths_in_repo = field_validator("path", "previous_path")(_in_repo_path)
 
 
 class Commit(_Record):
@@ -196,6 +219,16 @@ def _describe_validation_error(exc: ValidationError) -> tuple[str, str]:
     return field, reason
 
 
+def _guess_ref_safely(data: dict[str, Any]) -> str | None:
+    """The PR's name for a message, only from a repo and number that are themselves sane."""
+    repo, number = data.get("repo"), data.get("number")
+    repo_ok = isinstance(repo, str) and len(repo) <= 200 and not _SURROGATE.search(repo)
+    number_ok = isinstance(number, int) and INT_MIN <= number <= INT_MAX
+    if not repo_ok and not number_ok:
+        return None
+    return f"{repo if repo_ok else '?'}#{number if number_ok else '?'}"
+
+
 def _guess_ref(data: Any) -> str | None:
     if not isinstance(data, dict):
         return None
@@ -205,10 +238,53 @@ def _guess_ref(data: Any) -> str | None:
     return f"{repo or '?'}#{number if number is not None else '?'}"
 
 
+def _checked_string(value: str, where: str) -> str:
+    if len(value) > MAX_STRING:
+        raise ValueError(f"{where}: string of {len(value):,} characters (at most {MAX_STRING:,})")
+    return _SURROGATE.sub("\ufffd", value)
+
+
+def check_bounds(data: Any) -> Any:
+    """``data`` (plain JSON) within the bounds of the module doc, lone surrogates replaced.
+
+    Walks without recursion, so no input can exhaust the stack; raises ``ValueError`` naming
+    the place (``files.0.additions``) of the first value out of bounds.
+    """
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        node, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"{where or 'record'}: nested deeper than {MAX_DEPTH} levels")
+        items: Any
+        if isinstance(node, dict):
+            items = list(node.items())
+        elif isinstance(node, list):
+            items = list(enumerate(node))
+        else:
+            continue
+        for key, value in items:
+            path = f"{where}.{key}" if where else str(key)
+            if isinstance(key, str) and _SURROGATE.search(key):
+                raise ValueError(f"{path}: a key with a lone surrogate")
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
+                raise ValueError(f"{path}: integer out of the 64-bit range")
+            if isinstance(value, str):
+                node[key] = _checked_string(value, path)
+            elif isinstance(value, dict | list):
+                stack.append((value, path, depth + 1))
+    return data
+
+
 def parse_record(data: Any) -> PullRequest:
     """Validate one record; raise :class:`RecordError` naming the PR and the field."""
     if not isinstance(data, dict):
         raise RecordError(f"expected a JSON object, got {type(data).__name__}")
+    try:
+        check_bounds(data)
+    except ValueError as exc:
+        raise RecordError(str(exc), pr=_guess_ref_safely(data)) from exc
     try:
         return PullRequest.model_validate(data)
     except ValidationError as exc:

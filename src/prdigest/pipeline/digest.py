@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prdigest.analyze import analyze
-from prdigest.core.errors import NotFoundError
+from prdigest.core.errors import ConfigError, NotFoundError
 from prdigest.core.locale import DEFAULT_LANG, check_lang, locale
 from prdigest.core.models import (
     ANALYZER_VERSION,
@@ -45,6 +45,7 @@ from prdigest.core.models import (
     UsageRecord,
     Window,
 )
+from prdigest.core.names import repo_problem
 from prdigest.core.presets import Preset, load_preset
 from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
@@ -61,6 +62,11 @@ class DigestOptions:
     top: int = 8
     lang: str = DEFAULT_LANG
     preset_path: Path | None = None
+
+    def __post_init__(self) -> None:
+        problem = repo_problem(self.repo)
+        if problem is not None:  # the name becomes site directories and URLs
+            raise ConfigError(problem, key="repo")
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ class RunReport:
         return (
             all(r.ok for r in self.repos)
             and self.site_error is None
+            and not (self.site and self.site.refused)
             and all(d.ok for d in self.retried)
         )
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from prdigest.core.errors import ImportLineError, SourceError
+from prdigest.core.errors import ImportLineError, SourceError, StorageError
 from prdigest.core.models import Window
 from prdigest.core.records import PullRequest
 from prdigest.store.checkpoints import DoneMark
@@ -35,6 +35,7 @@ class Fetched:
 
     record: PullRequest
     mark: DoneMark | None = None
+    origin: str | None = None  # where it was read (``prs.jsonl:12``), for messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +136,35 @@ def _flush(source: Source, records: RecordRepository, batch: list[Fetched], tall
         keep = {n for n, name in stored.items() if name != source.name}
     tally.kept += len(keep)
     fresh = [f for f in batch if f.record.number not in keep]
-    marks = [f.mark for f in fresh if f.mark is not None]
-    tally.stored += records.upsert([f.record for f in fresh], marks=marks)
     batch.clear()
+    try:
+        tally.stored += _store(records, fresh)
+    except StorageError as exc:
+        if len(fresh) == 1:
+            raise
+        _store_one_by_one(records, fresh, tally, exc)
+
+
+def _store(records: RecordRepository, fetched: list[Fetched]) -> UpsertResult:
+    marks = [f.mark for f in fetched if f.mark is not None]
+    return records.upsert([f.record for f in fetched], marks=marks)
+
+
+def _store_one_by_one(
+    records: RecordRepository, fresh: list[Fetched], tally: _Tally, first: StorageError
+) -> None:
+    """A batch the store refused: each record in its own transaction, so one bad record costs
+    only itself. If none can be stored, the store itself is failing: raise its error."""
+    failed: list[str] = []
+    for item in fresh:
+        try:
+            tally.stored += _store(records, [item])
+        except StorageError as exc:
+            where = f"{item.origin}: " if item.origin else ""
+            failed.append(f"{where}{item.record.ref}: {exc}")
+    if len(failed) == len(fresh):
+        raise first
+    tally.problems.extend(failed)
 
 
 def sync(source: Source, records: RecordRepository, window: Window | None) -> SyncReport:

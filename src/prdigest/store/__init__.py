@@ -71,6 +71,8 @@ class Store:
         self.close()
 
 
-def open_store(target: str | Path) -> Store:
-    """Open the database at a path or SQLAlchemy URL, creating and migrating it as needed."""
-    return Store(open_engine(target))
+def open_store(target: str | Path, *, create_dirs: bool = False) -> Store:
+    """Open the database at a path or SQLAlchemy URL, creating and migrating it as needed.
+
+    A SQLite file's directory is created only with ``create_dirs`` (the default store)."""
+    return Store(open_engine(target, create_dirs=create_dirs))

@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from prdigest.core.errors import StorageError
 from prdigest.core.models import Assessment, Dossier, Entry
 from prdigest.store import schema
-from prdigest.store.engine import now, utc_naive
+from prdigest.store.engine import begin_write, describe, now, utc_naive
 
 CHUNK = 500  # numbers per IN (...) query: stays under SQL variable limits
 
@@ -85,12 +85,12 @@ class ArtefactRepository:
             for e, key, pr_hash in entries
         ]
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 self._replace_rows(conn, schema.dossiers, dossier_rows)
                 self._replace_rows(conn, schema.assessments, assessment_rows)
                 self._replace_rows(conn, schema.entries, entry_rows, by_key=True)
         except SQLAlchemyError as exc:
-            raise StorageError(f"cannot store derived artefacts: {type(exc).__name__}") from exc
+            raise StorageError(f"cannot store derived artefacts: {describe(exc)}") from exc
 
     @staticmethod
     def _replace_rows(

@@ -22,6 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from prdigest.core.errors import StorageError
 from prdigest.store import schema
+from prdigest.store.engine import begin_write, describe
 from prdigest.store.engine import now as _now
 from prdigest.store.engine import utc_naive as _naive
 
@@ -75,7 +76,7 @@ class GitHubCheckpoints:
             windows.c.until == _naive(until),
         )
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 window_id = conn.execute(select(windows.c.id).where(*span)).scalar()
                 values = {
                     "pr_count": len(listed),
@@ -101,14 +102,12 @@ class GitHubCheckpoints:
                         [{"window_id": window_id, "number": n, "updated_at": u} for n, u in listed],
                     )
         except SQLAlchemyError as exc:
-            raise StorageError(
-                f"cannot record the listing of {repo}: {type(exc).__name__}"
-            ) from exc
+            raise StorageError(f"cannot record the listing of {repo}: {describe(exc)}") from exc
         return int(window_id)
 
     def mark_window_complete(self, window_id: int) -> None:
         windows = schema.github_windows
-        with self._engine.begin() as conn:
+        with begin_write(self._engine) as conn:
             conn.execute(
                 update(windows)
                 .where(windows.c.id == window_id)
@@ -161,7 +160,7 @@ class GitHubCheckpoints:
         The ETag of an earlier ``done`` fetch is kept: it still describes the stored record.
         """
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 for number, updated_at, raw in details:
                     values = {
                         "updated_at": updated_at,
@@ -171,9 +170,7 @@ class GitHubCheckpoints:
                     }
                     self._upsert(conn, repo, number, values)
         except SQLAlchemyError as exc:
-            raise StorageError(
-                f"cannot save fetched details of {repo}: {type(exc).__name__}"
-            ) from exc
+            raise StorageError(f"cannot save fetched details of {repo}: {describe(exc)}") from exc
 
     @staticmethod
     def _upsert(conn: Connection, repo: str, number: int, values: dict[str, Any]) -> None:

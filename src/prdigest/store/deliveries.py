@@ -18,6 +18,7 @@ from prdigest.core.errors import StorageError
 from prdigest.store import schema
 from prdigest.store.digests import StoredDigest
 from prdigest.store.engine import aware as _aware
+from prdigest.store.engine import begin_write, describe
 from prdigest.store.engine import now as _now
 
 DeliveryStatus = Literal["sent", "failed"]
@@ -83,7 +84,7 @@ class DeliveryRepository:
             "updated_at": now,
         }
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 attempts = conn.execute(select(table.c.attempts).where(key)).scalar()
                 if attempts is None:
                     conn.execute(
@@ -100,7 +101,9 @@ class DeliveryRepository:
                 else:
                     conn.execute(update(table).where(key).values(attempts=attempts + 1, **values))
         except SQLAlchemyError as exc:
-            raise StorageError(f"cannot log the delivery to channel {channel!r}") from exc
+            raise StorageError(
+                f"cannot log the delivery to channel {channel!r}: {describe(exc)}"
+            ) from exc
         record = self.get(channel, stored.repo, stored.label, stored.lang)
         assert record is not None  # written just above
         return record

@@ -18,8 +18,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from prdigest.core.errors import NotFoundError, StorageError
 from prdigest.core.models import Digest
+from prdigest.core.names import repo_problem
 from prdigest.store import schema
 from prdigest.store.engine import aware as _aware
+from prdigest.store.engine import begin_write
 from prdigest.store.engine import now as _now
 from prdigest.store.engine import utc_naive as _naive_utc
 
@@ -55,6 +57,9 @@ class DigestRepository:
 
     def put(self, digest: Digest) -> StoredDigest:
         """Store a digest; an identical one already stored is left untouched."""
+        problem = repo_problem(digest.repo)
+        if problem is not None:  # its name would become site paths: never store it
+            raise StorageError(f"refused to store a digest: {problem}")
         table = schema.digests
         content = digest_hash(digest)
         now = _now()
@@ -74,7 +79,7 @@ class DigestRepository:
             "updated_at": now,
         }
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 known = conn.execute(select(table.c.content_hash).where(key)).scalar()
                 if known == content:
                     changed = False

@@ -21,7 +21,7 @@ from prdigest.core.errors import NotFoundError, StorageError
 from prdigest.core.records import PullRequest, parse_record
 from prdigest.store import schema
 from prdigest.store.checkpoints import DoneMark, mark_done
-from prdigest.store.engine import now, utc_naive
+from prdigest.store.engine import begin_write, describe, now, utc_naive
 
 CHUNK = 500  # numbers per IN (...) query: stays under SQL variable limits
 
@@ -103,12 +103,12 @@ class RecordRepository:
         if not batch and not marks:
             return UpsertResult()
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 result = self._upsert(conn, batch)
                 for mark in marks:
                     mark_done(conn, mark)
         except SQLAlchemyError as exc:
-            raise StorageError(f"cannot store PR records: {exc.__class__.__name__}") from exc
+            raise StorageError(f"cannot store PR records: {describe(exc)}") from exc
         return result
 
     def _upsert(self, conn: Connection, batch: list[PullRequest]) -> UpsertResult:

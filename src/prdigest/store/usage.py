@@ -11,7 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from prdigest.core.errors import StorageError
 from prdigest.core.models import UsageRecord
 from prdigest.store import schema
-from prdigest.store.engine import now
+from prdigest.store.engine import begin_write, describe, now
 
 
 class UsageRepository:
@@ -43,10 +43,10 @@ class UsageRepository:
         if not rows:
             return
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 conn.execute(schema.llm_usage.insert(), rows)
         except SQLAlchemyError as exc:
-            raise StorageError(f"cannot store LLM usage of {repo}") from exc
+            raise StorageError(f"cannot store LLM usage of {repo}: {describe(exc)}") from exc
 
     def totals(self, repo: str | None = None) -> dict[str, int]:
         """Prompt tokens, completion tokens, calls and runs recorded (for one repo)."""

@@ -9,6 +9,12 @@ Layout of the output directory::
     OWNER/NAME/2026-06-10.json      the same digest as JSON (the ``json`` renderer)
     .prdigest-site.json             manifest: what each page was built from
 
+Every path is resolved and checked to lie inside the output directory before anything is
+written, and a stored digest whose repository name is not ``owner/name`` is refused (listed in
+the report), never rendered. A file is written to ``.prdigest-tmp-*`` beside its target and
+renamed over it, so no half file is ever visible under a final name; temp files a killed build
+left behind are removed at the start of the next build.
+
 Pages carry no build time, so an unchanged digest gives identical bytes. The manifest records,
 per digest page, the digest's content hash, the template version and the written file's hash;
 when all three still match, the page is not even rendered again. Every other file is rendered
@@ -29,6 +35,7 @@ from typing import Any
 
 from prdigest.core.errors import SiteError
 from prdigest.core.locale import DEFAULT_LANG
+from prdigest.core.names import repo_problem
 from prdigest.core.version import __version__
 from prdigest.publish.site.layout import feed_path, json_path, page_path, repo_dir
 from prdigest.render import render
@@ -44,6 +51,7 @@ from prdigest.render.html import (
 from prdigest.store.digests import DigestRepository, StoredDigest
 
 MANIFEST = ".prdigest-site.json"
+TEMP_PREFIX = ".prdigest-tmp-"
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,8 @@ class SiteReport:
     digests: int = 0
     written: list[str] = field(default_factory=list)  # relative paths, in write order
     unchanged: int = 0
+    refused: list[str] = field(default_factory=list)  # stored digests with a bad name, why
+    removed_temp: int = 0  # temp files of an interrupted earlier build, removed
 
 
 def _sha(data: bytes) -> str:
@@ -73,10 +83,25 @@ class _Writer:
     def __init__(self, root: Path, report: SiteReport) -> None:
         self.root = root
         self.report = report
+        try:
+            self._real_root = root.resolve()
+        except OSError as exc:
+            raise SiteError(f"cannot resolve: {exc.strerror}", path=str(root)) from exc
+
+    def inside(self, rel: str) -> Path:
+        """The target of ``rel``, resolved, after checking it lies inside the output directory."""
+        target = self._real_root / rel
+        try:
+            resolved = target.resolve()
+        except OSError as exc:
+            raise SiteError(f"cannot resolve: {exc.strerror}", path=str(target)) from exc
+        if not resolved.is_relative_to(self._real_root) or resolved == self._real_root:
+            raise SiteError("refused: the path leaves the site directory", path=rel)
+        return resolved
 
     def current(self, rel: str) -> bytes | None:
         try:
-            return (self.root / rel).read_bytes()
+            return self.inside(rel).read_bytes()
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -87,10 +112,10 @@ class _Writer:
             if report:
                 self.report.unchanged += 1
             return False
-        target = self.root / rel
+        target = self.inside(rel)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.name)
+            handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=TEMP_PREFIX)
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
             os.chmod(tmp, 0o644)
@@ -100,6 +125,21 @@ class _Writer:
         if report:
             self.report.written.append(rel)
         return True
+
+
+def remove_temp_files(root: Path) -> int:
+    """Remove the temp files an interrupted build left (only ours: ``.prdigest-tmp-*``)."""
+    if not root.is_dir():
+        return 0
+    removed = 0
+    for leftover in root.rglob(TEMP_PREFIX + "*"):
+        if leftover.is_file() and not leftover.is_symlink():
+            try:
+                leftover.unlink()
+            except OSError as exc:
+                raise SiteError(f"cannot remove: {exc.strerror}", path=str(leftover)) from exc
+            removed += 1
+    return removed
 
 
 def _load_manifest(writer: _Writer, version: str) -> dict[str, Any]:
@@ -196,13 +236,20 @@ def _rows(metas: Iterable[StoredDigest], prefix: str) -> tuple[IndexRow, ...]:
 def build_site(digests: DigestRepository, options: SiteOptions) -> SiteReport:
     """Write (or refresh) the site under ``options.out_dir`` from every stored digest."""
     report = SiteReport(out_dir=options.out_dir)
+    report.removed_temp = remove_temp_files(options.out_dir)
     writer = _Writer(options.out_dir, report)
     version = "|".join(
         [__version__, template_version(), options.title, options.base_url or "", options.lang]
     )
     manifest = _load_manifest(writer, version)
     fresh: dict[str, Any] = {}
-    metas = digests.query()
+    metas = []
+    for meta in digests.query():
+        problem = repo_problem(meta.repo)
+        if problem is None:
+            metas.append(meta)
+        else:
+            report.refused.append(f"stored digest {meta.label} ({meta.lang}): {problem}")
     report.digests = len(metas)
     by_repo: dict[str, list[StoredDigest]] = {}
     for meta in metas:

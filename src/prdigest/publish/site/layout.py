@@ -11,6 +11,7 @@ import re
 from pathlib import PurePosixPath
 
 from prdigest.core.locale import DEFAULT_LANG
+from prdigest.core.names import check_repo
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 
@@ -21,7 +22,8 @@ def _stem(label: str, lang: str) -> str:
 
 
 def repo_dir(repo: str) -> PurePosixPath:
-    owner, name = repo.split("/", 1)
+    """``OWNER/NAME``; a ``ValueError`` for anything that is not a valid repository name."""
+    owner, name = check_repo(repo).split("/", 1)
     return PurePosixPath(owner, name)
 
 
