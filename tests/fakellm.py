@@ -93,6 +93,8 @@ class Reply:
     delay: float = 0.0
     empty_choices: bool = False
     raw: str | None = None  # a body sent as is
+    raw_bytes: bytes | None = None  # a binary body (e.g. a PNG), with raw_type as content type
+    raw_type: str = "image/png"
     usage: dict[str, int] | None = None
     reasoning: str | None = None  # streamed as ``reasoning_content`` before the answer
     finish_reason: str = "stop"
@@ -283,6 +285,9 @@ class FakeLLM:
             def _serve(self, call: Call, body: dict[str, Any]) -> None:
                 reply = fake._record(call)
                 time.sleep(fake.latency + reply.delay)
+                if reply.raw_bytes is not None:
+                    self._send_bytes(reply.status, reply.raw_bytes, reply.raw_type)
+                    return
                 if body.get("stream") and reply.status == 200 and reply.raw is None:
                     self._stream(reply, body)
                     return
@@ -329,6 +334,13 @@ class FakeLLM:
                     return True
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     return False
+
+            def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _send(self, status: int, text: str, headers: dict[str, str]) -> None:
                 data = text.encode("utf-8")

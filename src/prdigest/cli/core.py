@@ -274,7 +274,11 @@ def write_digest(
     an empty window gets a note."""
     with llm_progress() as entries:
         writer = choice.make(entries)  # a writer's configuration error comes before the store
-        with opened(output.db) as store, progress_bar("digest") as progress:
+        with (
+            opened(output.db) as store,
+            store.lock(options.repo),
+            progress_bar("digest") as progress,
+        ):
             if not synced:
                 require_repo(store, options.repo, options.window)
             result = run_digest(store, options, writer, progress)
@@ -322,8 +326,10 @@ def explain_(ref: str, fmt: str, preset_path: Path | None, db: DbTarget | None) 
       prdigest explain vllm-project/vllm#51794 -f json
     """
     repo, _, number = ref.partition("#")
-    if not repo or not number.isdigit():
+    if not repo or not number.isascii() or not number.isdigit():
         raise click.UsageError(f"expected OWNER/NAME#N, got {ref!r}")
+    if len(number) > 18:  # beyond any PR number, and beyond what a 64-bit column holds
+        raise NotFoundError(f"{ref} is not in the store (no PR has such a number)")
     check_repo(repo, key="OWNER/NAME#N")
     with opened(db) as store:
         analyzed = explain(store, repo, int(number), preset_path)

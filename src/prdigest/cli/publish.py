@@ -204,8 +204,10 @@ def site(
             window = make_window(day, since, until, tz)
             require_records(store, repo, window)
             digest_options = DigestOptions(repo=repo, window=window, top=top, lang=as_lang(lang))
-            store.digests.put(build_digest(store, digest_options, TemplateWriter()))
-        report = build_site(store.digests, options)
+            with store.lock(repo):
+                store.digests.put(build_digest(store, digest_options, TemplateWriter()))
+        with store.lock(f"site:{options.out_dir.resolve()}", what=f"the site {options.out_dir}"):
+            report = build_site(store.digests, options)
         location = store.location
     info(_site_line(report), err=False)
     if not report.digests:
@@ -267,6 +269,8 @@ def _outcome_line(outcome: DeliveryOutcome) -> str:
         return f"  already sent  {outcome.channel}: {target}"
     if outcome.status == "skipped_empty":
         return f"  skipped       {outcome.channel}: {target}: no PRs merged in the window"
+    if outcome.status == "unknown":
+        return f"  UNKNOWN       {outcome.channel}: {target}: {outcome.error}"
     return (
         f"  FAILED        {outcome.channel}: {target}: {outcome.error} "
         f"(attempt {outcome.attempts}; retried on the next run)"
@@ -477,6 +481,8 @@ def _run_lines(report: RunReport) -> list[str]:
         lines += _site_problems(report.site)
     if report.site_error:
         lines.append(f"site: FAILED: {report.site_error}")
+    if report.site_skipped:
+        lines.append(f"site: not rebuilt: {report.site_skipped}")
     return lines
 
 
@@ -541,6 +547,9 @@ def run_all_command(
             if verbosity() >= 0 or "FAILED" in line or "problem:" in line or "warning:" in line:
                 click.echo(line)
     problems = _problem_count(report)
+    locked = [run.locked for run in report.repos if run.locked is not None]
+    if locked and problems == len(locked):
+        raise locked[0]  # only another run in progress: exit 11, naming it
     if problems:
         raise PublishError(f"{problems} problem(s) in this run (see above)")
 

@@ -66,7 +66,7 @@ def _sync(
     and an error that stopped it after the listing is raised after the summary."""
     spec = _spec(repo, git_path, branch, github)
     label = "git log" if spec.source == "git" else "sync"
-    with opened(db) as store, progress_bar(label) as progress:
+    with opened(db) as store, store.lock(repo), progress_bar(label) as progress:
         report = sync_repo(store, spec, window, os.environ, progress)
     if spec.source == "git":
         for line in report.lines():

@@ -24,6 +24,7 @@ Hierarchy::
     │   ├── LLMUnavailableError   connection failures, 429 or 5xx after the bounded retries
     │   ├── LLMResponseError      a reply that cannot be used: 4xx, no choice, no JSON, bad shape
     │   └── LLMBudgetError        the run's cost budget (``--max-cost-tokens``) is spent
+    ├── RunLockedError            another run of the same repository holds the store's lock
     └── PublishError              publishing a digest failed (site or delivery)
         ├── SiteError             the static site cannot be written (names the path)
         └── DeliveryError         a channel did not take a message (names the channel)
@@ -184,6 +185,17 @@ class LLMBudgetError(LLMError):
         super().__init__(message)
         self.spent = spent
         self.limit = limit
+
+
+class RunLockedError(PrdigestError):
+    """Another run of the same repository (or site) is in progress on this store."""
+
+    exit_code = 11
+
+    def __init__(self, what: str, holder: str) -> None:
+        super().__init__(f"another run of {what} is in progress ({holder})")
+        self.what = what
+        self.holder = holder
 
 
 class PublishError(PrdigestError):

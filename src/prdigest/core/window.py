@@ -16,6 +16,16 @@ from prdigest.core.errors import ConfigError
 from prdigest.core.models import Window
 
 DEFAULT_TZ = "Asia/Shanghai"
+# Windows lie between these days: a time zone shift near year 1 or 9999 overflows the datetime
+# range, and no PR was merged before git existed.
+FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9000, 12, 30)
+
+
+def _in_range(moment: date, key: str) -> None:
+    if not FIRST_DAY <= moment <= LAST_DAY:
+        raise ConfigError(
+            f"{moment.isoformat()} is out of range ({FIRST_DAY.year}–{LAST_DAY.year})", key=key
+        )
 
 
 def zone(name: str) -> ZoneInfo:
@@ -36,9 +46,11 @@ def local_day(day: str, tz: str = DEFAULT_TZ, now: datetime | None = None) -> da
         moment = now or datetime.now(zone(tz))
         return moment.astimezone(zone(tz)).date() - timedelta(days=back)
     try:
-        return date.fromisoformat(day)
+        parsed = date.fromisoformat(day)
     except ValueError as exc:
         raise ConfigError(f"expected {DAY_HELP}, got {day!r}", key="--date") from exc
+    _in_range(parsed, "--date")
+    return parsed
 
 
 def day_window(day: str, tz: str = DEFAULT_TZ, now: datetime | None = None) -> Window:
@@ -52,6 +64,7 @@ def _moment(value: str, tz: str, key: str) -> datetime:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
         raise ConfigError(f"expected an ISO-8601 time, got {value!r}", key=key) from exc
+    _in_range(parsed.date(), key)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=zone(tz))
 
 

@@ -34,6 +34,7 @@ from prdigest.core.names import RULE, is_repo_name
 from prdigest.core.window import DEFAULT_TZ, report_window
 from prdigest.publish.channels import KINDS, ChannelConfig, secret_fields
 from prdigest.publish.channels.email import EmailConfig
+from prdigest.publish.deliver import DeliveryMode
 from prdigest.publish.site.builder import SiteOptions
 
 DEFAULT_CONFIG = "prdigest.toml"
@@ -217,6 +218,17 @@ class Config(ConfigModel):
             if repo.writer == "llm" and not (repo.model or self.llm.model):
                 raise problem(f"repos[{index}].model", "writer 'llm' needs 'model' (or llm.model)")
         return self
+
+    def delivery_mode(self, name: str) -> DeliveryMode:
+        """The delivery rule of channel ``name``: its ``delivery`` setting, else e-mail
+        ``at-least-once`` (a stable Message-ID lets clients fold a resend), chat
+        ``at-most-once`` (chat services have no idempotency key)."""
+        channel = self.channels.get(name)
+        if channel is not None and channel.delivery is not None:
+            return channel.delivery
+        return (
+            "at-least-once" if channel is not None and channel.type == "email" else "at-most-once"
+        )
 
     def channels_for(self, repo: RepoConfig) -> list[str]:
         """Channel names a repository's digest goes to (all channels unless it lists some)."""

@@ -30,11 +30,20 @@ TOKEN_VARIABLES = ("GITHUB_TOKEN", "GH_TOKEN")
 OPENAI_URL = "https://api.openai.com/v1"
 
 
+def _token_like(value: str) -> bool:
+    return value.isascii() and value.isprintable() and " " not in value
+
+
 def github_token(env: Environment) -> Token:
     from prdigest.sources.github import Token  # the GitHub client loads only for a GitHub sync
 
     for name in TOKEN_VARIABLES:
         value = env.get(name, "").strip()
+        if value and not _token_like(value):  # it could never be sent in a header: say so
+            raise AuthError(
+                f"{name} is not a usable token: it holds a space, a line break or a "
+                "non-ASCII character (check how it was copied)"
+            )
         if value:
             return Token(value)
     raise AuthError(

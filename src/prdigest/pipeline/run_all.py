@@ -15,10 +15,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from prdigest.core.errors import ConfigError, DeliveryError, NotFoundError, PrdigestError
+from prdigest.core.errors import (
+    ConfigError,
+    DeliveryError,
+    NotFoundError,
+    PrdigestError,
+    RunLockedError,
+)
 from prdigest.core.models import Digest, Window
 from prdigest.core.window import local_day
 from prdigest.pipeline.config import Config, RepoConfig
@@ -55,6 +62,7 @@ class RepoRun:
     deliveries: list[DeliveryOutcome] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. a clone that could not be fetched
     error: str | None = None
+    locked: RunLockedError | None = None  # another run of this repository holds the lock
 
     @property
     def ok(self) -> bool:
@@ -70,6 +78,7 @@ class RunReport:
     repos: list[RepoRun] = field(default_factory=list)
     site: SiteReport | None = None
     site_error: str | None = None
+    site_skipped: str | None = None  # why the site was left as it was
     retried: list[DeliveryOutcome] = field(default_factory=list)
 
     @property
@@ -147,15 +156,45 @@ def run_all(
     if only is not None and not indexes:
         config.repo(only)  # raises a ConfigError listing the configured repositories
     report = RunReport()
-    for index in indexes:
-        report.repos.append(_digest_repo(store, config, index, env, day, now))
-    site = config.site
+    with ExitStack() as held:  # each repository's lock, until its deliveries are done
+        for index in indexes:
+            name = config.repos[index].name
+            try:
+                held.enter_context(store.lock(name))
+            except RunLockedError as exc:
+                report.repos.append(RepoRun(repo=name, error=str(exc), locked=exc))
+                continue
+            report.repos.append(_digest_repo(store, config, index, env, day, now))
+        _build_site(store, config, report)
+        if publish:
+            _deliver_all(store, config, channels, indexes, report)
+    return report
+
+
+def _build_site(store: Store, config: Config, report: RunReport) -> None:
+    """Rebuild the site, unless no repository of this run produced a digest: a run whose every
+    sync failed (or found another run in progress) never publishes a site built from nothing."""
+    if report.repos and all(run.digest is None for run in report.repos):
+        report.site_skipped = (
+            "no repository produced a digest in this run; the site is left as it was"
+        )
+        return
+    options = config.site.options()
     try:
-        report.site = build_site(store.digests, site.options())
+        with store.lock(f"site:{options.out_dir.resolve()}", what=f"the site {options.out_dir}"):
+            report.site = build_site(store.digests, options)
     except PrdigestError as exc:
         report.site_error = str(exc)
-    if not publish:
-        return report
+
+
+def _deliver_all(
+    store: Store,
+    config: Config,
+    channels: Mapping[str, Channel],
+    indexes: list[int],
+    report: RunReport,
+) -> None:
+    site = config.site
     handled: set[tuple[str, str, str, str]] = set()
     for index, run in zip(indexes, report.repos, strict=True):
         if run.digest is None:
@@ -165,7 +204,12 @@ def run_all(
                 run.deliveries.append(skipped_empty(name, run.digest))
                 continue
             outcome = deliver(
-                store.digests, store.deliveries, channels[name], run.digest, base_url=site.base_url
+                store.digests,
+                store.deliveries,
+                channels[name],
+                run.digest,
+                base_url=site.base_url,
+                mode=config.delivery_mode(name),
             )
             run.deliveries.append(outcome)
             handled.add((name, run.digest.repo, run.digest.label, run.digest.lang))
@@ -174,10 +218,10 @@ def run_all(
         store.deliveries,
         channels,
         base_url=site.base_url,
-        repos=[config.repos[i].name for i in indexes],
+        repos=[run.repo for run in report.repos if run.locked is None],
         skip=handled,
+        modes={name: config.delivery_mode(name) for name in channels},
     )
-    return report
 
 
 def skipped_empty(channel: str, stored: StoredDigest) -> DeliveryOutcome:
@@ -277,6 +321,7 @@ def publish_stored(
                 target.stored,
                 base_url=config.site.base_url,
                 force=force,
+                mode=config.delivery_mode(target.channel),
             )
         )
     return outcomes

@@ -63,6 +63,7 @@ class Summary:
     page_url: str | None
     read_more: str
     notice: str | None = None  # replaces the empty-window line ("": no line), e.g. a test
+    message_key: str | None = None  # the same for every attempt at one delivery (Message-ID)
 
     @property
     def repo(self) -> str:

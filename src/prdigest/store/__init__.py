@@ -16,6 +16,7 @@ Tables are declared in :mod:`.schema`, created by the alembic migrations in ``mi
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -25,6 +26,7 @@ from prdigest.store.checkpoints import GitHubCheckpoints
 from prdigest.store.deliveries import DeliveryRepository
 from prdigest.store.digests import DigestRepository, StoredDigest
 from prdigest.store.engine import HEAD_REVISION, open_engine, safe_url
+from prdigest.store.locks import run_lock
 from prdigest.store.records import RecordRepository, UpsertResult, content_hash
 from prdigest.store.usage import UsageRepository
 
@@ -60,6 +62,11 @@ class Store:
         if url.get_backend_name() == "sqlite":
             return url.database or ":memory:"
         return safe_url(url.render_as_string(hide_password=False))
+
+    def lock(self, key: str, *, what: str | None = None) -> AbstractContextManager[None]:
+        """Hold the run lock ``key`` (a repository name, ``site:DIR``) for a ``with`` block;
+        :class:`~prdigest.core.errors.RunLockedError` when another process holds it."""
+        return run_lock(self._engine, key, what=what or key)
 
     def close(self) -> None:
         self._engine.dispose()

@@ -1,8 +1,10 @@
-"""The delivery log: one row per (channel, repo, window label, language).
+"""The delivery log, kept as an outbox: one row per (channel, repo, window label, language).
 
-A ``sent`` row means the channel has the message and it is not posted again; a ``failed`` row
-is retried by the next run. A run killed between the post and the log write leaves no row, so
-that message is posted again: delivery is at least once, never silently dropped.
+Before a message is posted its row is set to ``sending`` (committed), and after the service
+answered to ``sent`` or ``failed``. So a run killed in between leaves ``sending``: the message
+may or may not have arrived. The next run resends it or reports it as ``unknown`` by the
+channel's delivery rule (:mod:`prdigest.publish.deliver`). ``sent`` and ``unknown`` rows are
+not posted again (``publish --force`` does); ``failed`` rows are retried.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from prdigest.store.engine import aware as _aware
 from prdigest.store.engine import begin_write, describe
 from prdigest.store.engine import now as _now
 
-DeliveryStatus = Literal["sent", "failed"]
+DeliveryStatus = Literal["sending", "sent", "failed", "unknown"]
+_STATUSES: tuple[DeliveryStatus, ...] = ("sending", "sent", "failed", "unknown")
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,20 @@ class DeliveryRepository:
             )
         return None if row is None else _delivery(row)
 
+    def begin(self, channel: str, stored: StoredDigest) -> DeliveryRecord:
+        """The outbox step: mark the delivery ``sending`` (one more attempt) before posting."""
+        return self._write(channel, stored, "sending", None, count=True)
+
+    def finish(
+        self, channel: str, stored: StoredDigest, *, ok: bool, error: str | None = None
+    ) -> DeliveryRecord:
+        """After the service answered: ``sent``, or ``failed`` with its (secret-free) error."""
+        return self._write(channel, stored, "sent" if ok else "failed", error, count=False)
+
+    def mark_unknown(self, channel: str, stored: StoredDigest) -> DeliveryRecord:
+        """A ``sending`` row left by a killed run, not resent (at-most-once)."""
+        return self._write(channel, stored, "unknown", "a run stopped while sending", count=False)
+
     def record(
         self,
         channel: str,
@@ -68,7 +85,18 @@ class DeliveryRepository:
         ok: bool,
         error: str | None = None,
     ) -> DeliveryRecord:
-        """Log one attempt: ``ok`` marks it sent, otherwise failed with its (secret-free) error."""
+        """Log one whole attempt: ``ok`` marks it sent, otherwise failed with its error."""
+        return self._write(channel, stored, "sent" if ok else "failed", error, count=True)
+
+    def _write(
+        self,
+        channel: str,
+        stored: StoredDigest,
+        status: DeliveryStatus,
+        error: str | None,
+        *,
+        count: bool,
+    ) -> DeliveryRecord:
         table = schema.deliveries
         key = and_(
             table.c.channel == channel,
@@ -79,8 +107,8 @@ class DeliveryRepository:
         now = _now()
         values: dict[str, Any] = {
             "digest_hash": stored.content_hash,
-            "status": "sent" if ok else "failed",
-            "last_error": None if ok else error,
+            "status": status,
+            "last_error": error if status in ("failed", "unknown") else None,
             "updated_at": now,
         }
         try:
@@ -99,7 +127,10 @@ class DeliveryRepository:
                         )
                     )
                 else:
-                    conn.execute(update(table).where(key).values(attempts=attempts + 1, **values))
+                    more = 1 if count else 0
+                    conn.execute(
+                        update(table).where(key).values(attempts=attempts + more, **values)
+                    )
         except SQLAlchemyError as exc:
             raise StorageError(
                 f"cannot log the delivery to channel {channel!r}: {describe(exc)}"
@@ -129,7 +160,7 @@ def _delivery(row: Any) -> DeliveryRecord:
         label=row["label"],
         lang=row["lang"],
         digest_hash=row["digest_hash"],
-        status="sent" if row["status"] == "sent" else "failed",
+        status=next((s for s in _STATUSES if s == row["status"]), "failed"),
         attempts=row["attempts"],
         last_error=row["last_error"],
         updated_at=_aware(row["updated_at"]),

@@ -17,7 +17,7 @@ import ssl
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NoReturn, Protocol
+from typing import Any, ClassVar, Literal, NoReturn, Protocol
 
 import httpx
 from pydantic import Field, field_validator, model_validator
@@ -74,6 +74,10 @@ class UnconfiguredChannel:
 class ChannelConfigBase(ConfigModel):
     type: str  # each channel narrows it to its own names (the registry's discriminator)
     top: int = Field(default=5, ge=1, le=50)
+    # what a run does with a delivery a killed run left in an unknown state (docs/publish.md):
+    # resend it (at-least-once) or report it and leave it (at-most-once); None: the default of
+    # the channel type (e-mail resends, its Message-ID folds duplicates; chat does not)
+    delivery: Literal["at-most-once", "at-least-once"] | None = None
     skip_empty: bool | None = None  # None: the repository's setting
 
     @model_validator(mode="before")

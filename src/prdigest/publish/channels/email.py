@@ -159,13 +159,20 @@ class EmailChannel:
         )
         return environment().get_template("email.html").render(**context)
 
+    def message_id(self, summary: Summary) -> str:
+        """Stable across resends of one delivery, so mail clients fold a duplicate."""
+        domain = parseaddr(self.config.sender)[1].rpartition("@")[2] or "prdigest.local"
+        if summary.message_key is None:
+            return make_msgid(domain=domain)
+        return f"<{summary.message_key}.prdigest@{domain}>"
+
     def message(self, summary: Summary) -> EmailMessage:
         message = EmailMessage()
         message["Subject"] = self.subject(summary)
         message["From"] = self.config.sender
         message["To"] = ", ".join(self.config.to)
         message["Date"] = formatdate(localtime=False)
-        message["Message-ID"] = make_msgid(domain="prdigest.local")
+        message["Message-ID"] = self.message_id(summary)
         message["Auto-Submitted"] = "auto-generated"
         message.set_content(self.plain_text(summary))
         message.add_alternative(self.html(summary), subtype="html")

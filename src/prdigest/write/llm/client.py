@@ -419,6 +419,9 @@ class LLMClient:
         except openai.APIError as exc:
             message = f"unusable reply ({type(exc).__name__})"
             raise LLMResponseError(message, model=self.settings.model, pr=pr) from None
+        except ValueError as exc:  # a body that is not JSON text (a PNG, bad UTF-8 …)
+            message = f"unusable reply: not JSON text ({type(exc).__name__})"
+            raise LLMResponseError(message, model=self.settings.model, pr=pr) from None
         completion = self._completion(reply, messages, attempt, started, json_mode, pr)
         if completion.estimated and self.server_counts is not False:
             completion = await self._counted(completion, messages, reply)
