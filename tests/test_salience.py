@@ -92,3 +92,14 @@ def test_the_same_change_in_two_files_is_one_copy() -> None:
     ]
     assert duplicates(parsed) == {"csrc/b/x.h": "csrc/a/x.h"}
     assert similarity(["a"], ["a"]) == 1.0
+
+
+def test_a_raise_that_only_moves_is_no_new_fail_closed_path() -> None:
+    from prdigest.analyze.design import detect
+
+    gone = parse_patch("pkg/a.py", "@@ -1,2 +1,1 @@\n def f(x):\n-    raise ValueError(x)")
+    come = parse_patch("pkg/b.py", "@@ -1,1 +1,2 @@\n def g(x):\n+    raise ValueError(x)")
+    new = parse_patch("pkg/c.py", "@@ -1,1 +1,2 @@\n def h(x):\n+    raise RuntimeError(x)")
+    facts = detect([(_fact("pkg/a.py"), gone), (_fact("pkg/b.py"), come), (_fact("pkg/c.py"), new)])
+    net = {x.label: x.net for x in facts if x.pattern == "fail_closed"}
+    assert net == {"raise ValueError": False, "raise RuntimeError": True}

@@ -422,9 +422,10 @@ _FLUFF = re.compile(
     r"\s+|in this pr,?\s+|here,?\s+|currently,?\s+|previously,?\s+|as (?:a )?result,?\s+|"
     r"(?:the )?root[- ]?cause(?: is)?(?: that)?:?\s+|(?:motivation|purpose|background|problem|"
     r"fix|bug|issue|why)\s*:\s*|we\s+(?=(?:fix|add|remove|change|make|use|avoid|support)\w*\b)|"
-    r"so\s+(?=\w)|and\s+)",
+    r"so\s+(?=\w)|and\s+|yes[,.:;!—–-]*\s+)",
     re.I,
 )
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff]")
 _MARKUP = re.compile(r"\*\*|__|~~|^\s*(?:[-*•>]|\d+[.)])\s+")
 MAX_CLAIM = 150
 
@@ -434,7 +435,7 @@ def reduce_claim(sentence: str, limit: int = MAX_CLAIM) -> str:
     "Currently, …") dropped, cut at a clause boundary when long. Code names, figures and the
     author's words stay as written (nothing is paraphrased), so a reader or verifier finds
     every part of it in the body."""
-    text = _MARKUP.sub("", " ".join(sentence.split())).strip()
+    text = _MARKUP.sub("", " ".join(_INVISIBLE.sub("", sentence).split())).strip()
     for _ in range(3):
         reduced = _FLUFF.sub("", text, count=1)
         if reduced == text:
@@ -555,6 +556,11 @@ def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[C
 
 
 _NO_CHANGE = re.compile(r"^\W*(?:no|none|nope|n/?a|not)\b", re.I)
+_USER_WORDS = re.compile(
+    r"^\W*yes\b|\busers?\b|\bbehaviou?r|\bdefault\b|\boption|\bconfig|\bflag|\bAPI\b|"
+    r"\binterface|\bdeprecat|\bremoved?\b|\bno longer\b|\bnow\b|\bmust\b|\benv",
+    re.I,
+)
 _YES = re.compile(r"^\W*yes\b[\s,.;:!—–-]*", re.I)
 _BREAKING = re.compile(
     r"\bbreaking\b|\bno longer\b|\bremoved?\b|\bdeprecat\w+|\bmust (?:now )?(?:set|use|"
@@ -571,8 +577,9 @@ def user_facing_of(sections: list[SectionFact]) -> tuple[str, bool]:
     if section is None:
         return "", False
     content = section_content(section)
-    if not content or _NO_CHANGE.match(content):
+    if not content or _NO_CHANGE.match(content) or not _USER_WORDS.search(content):
         return "", False
     content = " ".join(_YES.sub("", content, count=1).split())  # wrapped lines are one text
-    first = next((x for x in _SENTENCE_END.split(content) if len(x.strip()) > 3), "")
+    sentences = [x for x in _SENTENCE_END.split(content) if len(x.strip()) > 3]
+    first = next((x for x in sentences if _USER_WORDS.search(x)), sentences[0] if sentences else "")
     return reduce_claim(first) or "Yes", bool(_BREAKING.search(content))

@@ -213,6 +213,11 @@ def header_definition(header: str, language: str | None) -> Definition | None:
     kind = found.kind
     if language == "python" and kind == "function" and re.search(r"\(\s*(?:self|cls)\b", header):
         kind = "method"
+    if language == "python":
+        # git prints the header without its indentation; a method sits inside a class, anything
+        # else at the top (git's default function lines start at column 0), so a top-level
+        # line below the hunk's class closes it
+        return Definition(found.name, kind, 2 if kind == "method" else 0)
     return Definition(found.name, kind, -1)
 
 
@@ -268,8 +273,11 @@ _FIELD = re.compile(r"^\s+(?P<name>[a-z_][a-z0-9_]*)\s*:\s*[^=()]+?(?:\s*=.*)?$"
 
 
 def field_in(line: str, language: str | None, scope: Definition | None) -> str | None:
-    """An annotated attribute a Python class body declares (``awaiting_kvs: bool = False``)."""
+    """An annotated attribute a Python class body declares (``awaiting_kvs: bool = False``);
+    not a parameter of a signature that spans lines (it ends with a comma or bracket)."""
     if language != "python" or scope is None or scope.kind != "class":
+        return None
+    if line.rstrip().endswith((",", "(", "[")):
         return None
     match = _FIELD.match(line)
     return match["name"] if match else None

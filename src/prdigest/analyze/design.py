@@ -130,11 +130,38 @@ def _sides(patch: ParsedPatch) -> dict[str, str]:
     return {kind: "\n".join(texts) for kind, texts in lines.items()}
 
 
+def _net(code: str, side: str, sides: dict[str, str]) -> bool:
+    """Whether the matched code is new (or gone) on balance: not also on the other side of the
+    file's patch, as code that only moves is."""
+    other = REMOVED if side == ADDED else ADDED
+    return code.strip() not in sides.get(other, "")
+
+
+def _net_over_pr(
+    found: list[DesignFact], parsed: list[tuple[FileFact, ParsedPatch]]
+) -> list[DesignFact]:
+    """A fact is net when the PR as a whole has its code more often on its side than on the
+    other (a raise moved between files, or two removed for one added, is no new raise)."""
+    texts = {ADDED: [], REMOVED: []}  # type: dict[str, list[str]]
+    for _fact, patch in parsed:
+        sides = _sides(patch)
+        texts[ADDED].append(sides[ADDED])
+        texts[REMOVED].append(sides[REMOVED])
+    added, removed = "\n".join(texts[ADDED]), "\n".join(texts[REMOVED])
+    out = []
+    for fact in found:
+        mine, other = (added, removed) if fact.pattern != "host_sync_removed" else (removed, added)
+        net = fact.net and mine.count(fact.label) > other.count(fact.label)
+        out.append(fact if net == fact.net else fact.model_copy(update={"net": net}))
+    return out
+
+
 def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) -> list[DesignFact]:
     """Design facts of the PR, at most :data:`MAX_PER_PATTERN` of each pattern."""
+    parsed_list = list(parsed)
     found: list[DesignFact] = []
     counts: dict[str, int] = {}
-    for fact, patch in parsed:
+    for fact, patch in parsed_list:
         sides: dict[str, str] | None = None
         for pattern in PATTERNS:
             if counts.get(pattern.id, 0) >= MAX_PER_PATTERN or not _candidates(fact, pattern):
@@ -160,6 +187,7 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             path=fact.path,
                             line=number,
                             in_test=fact.role is Role.TEST,
+                            net=_net(match.group(0), pattern.side, sides),
                         )
                     )
                     counts[pattern.id] = counts.get(pattern.id, 0) + 1
@@ -167,4 +195,4 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                         break
                 if counts.get(pattern.id, 0) >= MAX_PER_PATTERN:
                     break
-    return found
+    return _net_over_pr(found, parsed_list)

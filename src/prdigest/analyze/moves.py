@@ -69,14 +69,24 @@ class Moves:
     files: dict[str, str] = field(default_factory=dict)  # new path → old path (text alike)
 
     def origin(self, path: str, parent: str | None, name: str) -> Origin | None:
-        return self.added.get((path, parent, name))
+        return _lookup(self.added, path, parent, name)
 
     def destination(self, path: str, parent: str | None, name: str) -> Origin | None:
-        return self.removed.get((path, parent, name))
+        return _lookup(self.removed, path, parent, name)
 
     def replaced(self, path: str, name: str) -> bool:
         """Whether a removed definition ``name`` of ``path`` reappears elsewhere (any parent)."""
         return any(k[0] == path and k[2] == name for k in self.removed)
+
+
+def _lookup(table: dict[Key, Origin], path: str, parent: str | None, name: str) -> Origin | None:
+    """The entry for a definition; by path and name alone when its class is told differently
+    (a hunk header's class is a guess) and only one entry has that name there."""
+    found = table.get((path, parent, name))
+    if found is not None:
+        return found
+    same = [o for (p, _parent, n), o in table.items() if p == path and n == name]
+    return same[0] if len(same) == 1 else None
 
 
 def _normal(text: str) -> str | None:

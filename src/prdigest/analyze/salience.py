@@ -79,6 +79,10 @@ _DISPATCH = re.compile(
 _EXTENSION_BASE = re.compile(r"^\s*class \w+\((?:[\w.]+, )*(?:\w*\.)?(?:ABC|Protocol|\w+Mixin)\b")
 _ABSTRACT = re.compile(r"@(?:abc\.)?abstractmethod")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# a call on a module alias is named with its module, as code writes it (torch.clamp_min)
+_MODULE_CHAIN = re.compile(
+    r"(?<![\w.])(?:torch(?:_npu)?|F|np|nn|dist|logger|triton|tl)\.[A-Za-z_]\w*(?=\()"
+)
 _TOKEN = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z_]\w*|\d+(?:\.\d+)?|[^\w\s]")
 _COMMON = frozenset(
     {
@@ -93,7 +97,7 @@ _COMMON = frozenset(
         "return", "config", "layer", "model", "input", "output", "x", "y", "i", "j", "k", "n",
         "enumerate", "zip", "sorted", "min", "max", "sum", "any", "all", "Exception",
         "staticmethod", "classmethod", "property", "typing", "import", "from", "elif", "else",
-        "tensor", "Tensor",
+        "tensor", "Tensor", "vllm", "vLLM", "vllm_ascend",
     }
 )  # fmt: skip
 _LITERAL = re.compile(r"True|False|None|[-+]?\d[\d_.]*|(['\"]).*\1")
@@ -119,7 +123,10 @@ class _Name:
 
 
 def _distinct(name: str) -> bool:
-    """A name that says something: not a keyword or a common word, snake, camel or CONSTANT."""
+    """A name that says something: not a keyword or a common word, snake, camel or CONSTANT,
+    or a call on a module alias."""
+    if "." in name:
+        return len(name.rsplit(".", 1)[-1]) >= 2
     return len(name) >= 4 and name not in _COMMON and bool(_DISTINCT.search(name))
 
 
@@ -147,8 +154,10 @@ def _identifiers(
             for line in hunk.lines:
                 if line.kind not in (ADDED, REMOVED) or not _usable(line):
                     continue
-                for match in _IDENTIFIER.finditer(line.text):
-                    name = match.group(0)
+                words = [m.group(0) for m in _IDENTIFIER.finditer(line.text)]
+                chains = [m.group(0) for m in _MODULE_CHAIN.finditer(line.text)]
+                tails = {c.rsplit(".", 1)[-1] for c in chains}
+                for name in [*chains, *(w for w in words if w not in tails)]:
                     if not _distinct(name):
                         continue
                     if test_file:
@@ -234,6 +243,7 @@ def _balanced(text: str) -> bool:
 
 
 _ARGUMENT_LINE = re.compile(r"^\s*(?:\w+\s*,|\w+=[^=].*,\s*$)")  # inside a multi-line call
+_KEYWORDS = ("if ", "elif ", "else ", "while ", "return ", "assert ", "not ", "await ", "yield ")
 _STRING = re.compile(r"(\"[^\"\n]*\"|'[^'\n]*')")
 
 
@@ -260,6 +270,15 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None
     if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
         return None  # only the spacing inside a string changed
+    tokens_a, tokens_b = (
+        [t.group(0) for t in _TOKEN.finditer(a)],
+        [t.group(0) for t in _TOKEN.finditer(b)],
+    )
+    if difflib.SequenceMatcher(None, tokens_a, tokens_b).ratio() < 0.5:
+        return None  # alike as text, not as code: two statements, not one edited
+    for lead in _KEYWORDS:
+        if a == lead + b or b == lead + a:
+            return None  # "if x" → "x": the statement was rewrapped, not changed
     target_a, target_b = _TARGET.match(a), _TARGET.match(b)
     if (target_a is None) != (target_b is None) or (
         target_a and target_b and target_a["name"] != target_b["name"]
@@ -481,6 +500,32 @@ def _context_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) ->
     return found
 
 
+_BODY_CODE = re.compile(r"`([^`\n]{3,60})`")
+
+
+def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) -> dict[str, _Name]:
+    """Code spans of the body (``seq_lens - offset``, ``get_pergroup_param``) that the diff's
+    text shows, on any line of a source hunk: what the author points the reader at."""
+    spans = [
+        span
+        for span in dict.fromkeys(m.group(1).strip() for m in _BODY_CODE.finditer(body))
+        if span not in _COMMON and (not span.isalpha() or _distinct(span))
+    ]  # a keyword or a plain word in backticks names no code
+    found: dict[str, _Name] = {}
+    if not spans:
+        return found
+    for fact, patch in parsed:
+        if fact.role is not Role.SOURCE or fact.duplicate_of:
+            continue
+        for hunk in patch.hunks:
+            for line in hunk.lines:
+                for span in spans:
+                    if span not in found and span in line.text:
+                        number = line.old_no if line.kind == REMOVED else line.new_no
+                        found[span] = _Name(span, fact.path, number, files={fact.path})
+    return found
+
+
 def _symbol_facts(
     symbols: Sequence[SymbolFact],
     names: dict[str, _Name],
@@ -584,6 +629,8 @@ def rank(
     """The PR's code names, most salient first, and its in-place edits (most telling first)."""
     names, in_tests = _identifiers(parsed, is_test)
     for name, entry in _context_names(parsed, context.body).items():
+        names.setdefault(name, entry)
+    for name, entry in _body_code_names(parsed, context.body).items():
         names.setdefault(name, entry)
     tested = in_tests | {t.name for t in tests}
     raw_edits = _edits(parsed, is_test, context.python_carries)

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/9"
+ANALYZER_VERSION = "analyze/11"
 
 
 class _Frozen(BaseModel):
@@ -205,6 +205,7 @@ class DesignFact(Fact):
     path: str
     line: int | None = None
     in_test: bool = False
+    net: bool = True  # not also on the other side of the file's patch (code that only moved)
 
 
 class EditFact(Fact):

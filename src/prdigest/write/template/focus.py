@@ -373,6 +373,8 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
     for x in d.salient:
         if x.kind != "identifier" or x.name in cited.refs:
             continue
+        if any(y.name.endswith("." + x.name) for y in d.salient if y.kind == "identifier"):
+            continue  # the bare name of a call already named with its module
         if any(r in DEMOTED for r in x.reasons):
             continue
         if "in_body" in x.reasons or "in_title" in x.reasons:

@@ -28,7 +28,7 @@ DESIGN_ORDER = (
     "async",
     "version_gate",
 )
-QUOTE_LIMIT = 110  # a quoted claim longer than this is cut at a word
+QUOTE_LIMIT = 90  # a quoted claim longer than this is cut at a word
 _CAUSE = re.compile(
     r"\bbecause\b|\bdue to\b|\broot[- ]?caus|\bcaused by\b|\bthe reason\b|\bsince\b|"
     r"\bas a result of\b|根因|原因是|由于",
@@ -61,12 +61,26 @@ def body_quote(text: str, d: Dossier, cited: Cited) -> str:
     return _MENTION.sub("", _CODE_SPAN.sub(span, text))
 
 
+_MEASUREMENT = re.compile(r"^[^.:]{0,40}:\s*[-+~]?\d[\d.,]*\s*%?\S*$|^\W*\d")
+
+
+def _in_results(r: RationaleFact, d: Dossier) -> bool:
+    """A sentence of a test, result or benchmark section: a report, not the PR's reason."""
+    line = r.provenance.line or 0
+    before = [s for s in d.sections if (s.provenance.line or 0) <= line]
+    section = max(before, key=lambda s: s.provenance.line or 0, default=None)
+    results = ("test_plan", "test_result", "benchmark", "user_facing")
+    return section is not None and section.name in results
+
+
 def best_rationale(d: Dossier) -> RationaleFact | None:
     """The sentence that says most about why: a root cause, else a symptom that names a severe
-    effect, else the motivation."""
+    effect, else the motivation — never a measurement or a line of the test results."""
     for kind in ("root_cause", "symptom", "motivation"):
         for r in d.rationale:
             if r.kind != kind or not r.claim or len(r.claim) < 20:
+                continue
+            if _MEASUREMENT.search(r.claim) or _in_results(r, d):
                 continue
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
@@ -78,7 +92,7 @@ def design_ideas(d: Dossier, limit: int = 2) -> list[DesignFact]:
     """One design fact per pattern worth saying, most telling first."""
     chosen: list[DesignFact] = []
     for pattern in DESIGN_ORDER:
-        fact = next((x for x in d.design if x.pattern == pattern), None)
+        fact = next((x for x in d.design if x.pattern == pattern and x.net), None)
         if fact is not None:
             chosen.append(fact)
         if len(chosen) == limit:
@@ -93,6 +107,8 @@ def _said_as(r: RationaleFact) -> str:
         if _CAUSE.search(r.claim):
             return "root_cause"
         return "symptom" if SEVERE.search(r.claim) else "note"
+    if r.kind == "motivation" and not r.claim[:1].islower():
+        return "note"  # "按描述，这个 PR「…」" needs the PR's own verb ("adds …", "fixes …")
     return r.kind
 
 
