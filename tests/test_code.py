@@ -150,3 +150,16 @@ def test_an_added_field_belongs_to_the_class_that_holds_it_after_the_change() ->
     found = symbols("cfg.py", patch)
     assert found["c"] == ("field", "added", "Keep")
     assert found["b"] == ("field", "removed", "Gone")
+
+
+def test_a_removed_decorator_belongs_to_the_function_it_decorates() -> None:
+    patch = (
+        "@@ -10,6 +10,5 @@ async def create_score(request):\n"
+        "     return await handler(request)\n"
+        " \n"
+        ' @router.post("/v1/rerank")\n'
+        "-@with_cancellation\n"
+        " async def create_score_v1(request, raw_request):\n"
+        "     return await create_score(request)"
+    )
+    assert symbols("api.py", patch) == {"create_score_v1": ("function", "modified", None)}

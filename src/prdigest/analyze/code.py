@@ -294,6 +294,34 @@ def constant_in(line: str, language: str | None) -> str | None:
     return match["name"] if match else None
 
 
+def _count(stats: dict[tuple[str, str | None], _SymbolStats], target: Definition) -> None:
+    entry = stats.get((target.name, None))
+    if entry is None:
+        entry = stats[(target.name, None)] = _SymbolStats(
+            target.name, target.kind, None, order=len(stats)
+        )
+    entry.lines_changed += 1
+
+
+def _decorated(hunk: Hunk, language: str | None) -> dict[int, Definition]:
+    """Python decorator lines of a hunk and the top-level definition each one decorates."""
+    if language != "python":
+        return {}
+    found: dict[int, Definition] = {}
+    pending: list[int] = []
+    for index, line in enumerate(hunk.lines):
+        stripped = line.text.lstrip()
+        if stripped.startswith("@") and len(line.text) == len(stripped):
+            pending.append(index)
+            continue
+        definition = definition_in(line.text, language) if pending else None
+        if definition is not None and definition.indent == 0:
+            found.update(dict.fromkeys(pending, definition))
+        if stripped and not stripped.startswith(("#", ")")) and not line.text.startswith(" "):
+            pending = []
+    return found
+
+
 def _walk_hunk(
     hunk: Hunk, language: str | None, stats: dict[tuple[str, str | None], _SymbolStats]
 ) -> None:
@@ -312,10 +340,14 @@ def _walk_hunk(
         for scope in sides.values():
             scope.stack.append(opened)
     last: dict[str, tuple[Definition, str | None]] = {}  # parent_of is asked once per target
-    for line in hunk.lines:
+    decorated = _decorated(hunk, language)
+    for index, line in enumerate(hunk.lines):
         text = line.text
         body = text.lstrip()
         if not body:
+            continue
+        if index in decorated and line.kind != CONTEXT:  # a decorator is its definition's
+            _count(stats, decorated[index])
             continue
         definition = definition_in(text, language)
         touched = (ADDED, REMOVED) if line.kind == CONTEXT else (line.kind,)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
+from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
 from prdigest.write.template.focus import focus_points, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
@@ -148,6 +149,11 @@ def paragraph_for(
     hard = bounds.paragraph_hard_max if deep else limit
     while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):
         (draft.discussion or draft.followups or draft.why).pop()
+    # quotes of the body are in its language: they may not outweigh the entry's own (the
+    # verifier's script rule); the quote goes first, then the other quoted detail
+    rule = p.locale.script
+    while chinese_share(draft.text()) < rule.min_cjk_share and (draft.why or draft.discussion):
+        (draft.why or draft.discussion).pop()
     text = draft.text()
     # cite only what survived the trimming
     kept = Cited(refs={k: v for k, v in cited.refs.items() if code(k) in text}, ids=cited.ids)
