@@ -6,9 +6,12 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_github.py"
 
 
+@pytest.mark.slow
 def test_bench_prints_both_counts_and_their_ratio(capsys):
     spec = importlib.util.spec_from_file_location("bench_github", BENCH)
     assert spec is not None and spec.loader is not None

@@ -131,6 +131,7 @@ def test_settings_fall_back_to_openai_variables() -> None:
         llm_settings({**env, "PRDIGEST_LLM_CONCURRENCY": "lots"})
 
 
+@pytest.mark.slow
 def test_llm_check(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, llm_env: None
 ) -> None:
@@ -144,7 +145,7 @@ def test_llm_check(
     assert "PR：#" in probe.first_user and "<<<PR-DATA-" in probe.first_user  # a real prompt
     assert "--top 2:" in out and "prompt " in out.split("speed:")[1]
     monkeypatch.setenv("PRDIGEST_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("PRDIGEST_LLM_TIMEOUT", "0.5")
+    monkeypatch.setenv("PRDIGEST_LLM_TIMEOUT", "5")  # the port refuses at once: no waiting
     code, _, err = cli(["llm-check"], capsys)
     assert code == 9 and SECRET not in err
     assert err.splitlines()[-1].startswith("Error: connection failed")  # after retry warnings

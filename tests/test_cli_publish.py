@@ -209,6 +209,7 @@ def test_publish_command(
     assert len(service.requests) == 2
 
 
+@pytest.mark.slow
 def test_serve_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "db.sqlite3"
     write_jsonl(tmp_path / "prs.jsonl", fixture_record_data())

@@ -173,11 +173,22 @@ def test_requests_identify_prdigest(small, store):
 
 # -- faults: every one ends complete, or stops cleanly and completes on the next run --------
 
+# The client's timeout in the fault tests: long enough that a loaded machine never hits it by
+# accident; only a held-back answer ("slow") outlasts it. Faults are counted in requests.
+TIMEOUT = 3.0
+
 RECOVERS = [
     pytest.param("graphql:detail", "status", {"status": 502, "times": 3}, id="502-burst"),
     pytest.param("diff", "status", {"status": 503, "times": 3, "skip": 5}, id="503-burst"),
     pytest.param("graphql:list", "status", {"status": 504, "times": 2}, id="504-listing"),
-    pytest.param("diff", "slow", {"delay": 1.0, "times": 2, "skip": 2}, id="timeout"),
+    # held back far longer than the client's timeout: the timeout, not the load, decides
+    pytest.param(
+        "diff",
+        "slow",
+        {"delay": 600.0, "times": 2, "skip": 2},
+        id="timeout",
+        marks=pytest.mark.slow,  # two client timeouts of a few seconds each
+    ),
     pytest.param("files", "drop", {"times": 2}, id="dropped-connection"),
     pytest.param("graphql:detail", "secondary", {"retry_after": 30}, id="secondary-403"),
     pytest.param("diff", "secondary", {"skip": 3}, id="secondary-no-retry-after"),
@@ -197,7 +208,7 @@ RECOVERS = [
 def test_fault_is_absorbed_and_the_store_is_complete(small, store, target, kind, options):
     with FakeGitHub(small) as fake:
         fault = fake.inject(target, kind, **options)
-        result = sync(store, fake, timeout=0.3)
+        result = sync(store, fake, timeout=TIMEOUT)
         waits = list(fake.clock.sleeps)
     assert fault.times == 0, "the fault was never triggered"
     assert result.stopped is None and result.details.complete
@@ -233,7 +244,7 @@ def test_lasting_fault_stops_cleanly_and_the_next_run_resumes(
 ):
     with FakeGitHub(small) as fake:
         fake.inject(target, kind, **options)
-        first = sync(store, fake, timeout=0.3)
+        first = sync(store, fake, timeout=TIMEOUT)
         assert isinstance(first.stopped, error)
         assert not first.details.complete
         kept = stored(store)

@@ -124,6 +124,7 @@ def test_a_silent_server_times_out_once_and_is_not_asked_again() -> None:
     assert client.calls == 1 and client.timeouts == 1
 
 
+@pytest.mark.slow
 def test_a_reply_that_stops_midway_times_out_on_silence_not_total_time() -> None:
     # 40 pieces 0.1 s apart take longer than the 2 s timeout in total, and pass: only silence
     # counts; a reply that stops after 3 pieces fails after one timeout of silence

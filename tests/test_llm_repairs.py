@@ -65,6 +65,7 @@ def usage_of(result: BatchResult, number: int | None) -> object:
     return next(u for u in result.usage if u.number == number)
 
 
+@pytest.mark.slow
 def test_a_slow_single_slot_server_gets_one_request_at_a_time_and_nothing_twice() -> None:
     # llama.cpp on a CPU: one slot, slow replies; the client reads the slots from /props,
     # so requests never pile up in the server, and each PR's request is sent exactly once

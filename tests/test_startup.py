@@ -15,6 +15,8 @@ import pytest
 
 from conftest import DAY_A, REPO
 
+pytestmark = pytest.mark.slow  # each check starts fresh interpreters
+
 RUNNER = """
 import json, sys
 for name in {blocked!r}:

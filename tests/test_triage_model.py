@@ -312,6 +312,7 @@ def _synthetic_day(day: str, base: int) -> tuple[list[dict[str, object]], list[L
     return records, labels
 
 
+@pytest.mark.slow
 def test_cross_validation_holds_out_whole_days(tmp_path: Path) -> None:
     records: list[dict[str, object]] = []
     labels: list[Label] = []

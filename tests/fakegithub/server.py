@@ -30,7 +30,6 @@ import json
 import re
 import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -343,6 +342,7 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
+        self.closing = threading.Event()  # set on exit: a held-back ("slow") answer ends at once
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -358,6 +358,7 @@ class FakeGitHub:
 
     def __exit__(self, *exc: object) -> None:
         assert self._server is not None
+        self.closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -1099,8 +1100,8 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.drop:
             self.close_connection = True
             return
-        if reply.delay:
-            time.sleep(reply.delay)
+        if reply.delay:  # held back; a test that wants a timeout makes it far longer than one
+            self.fake.closing.wait(reply.delay)
         try:
             self.send_response(reply.status)
             for name, value in reply.headers.items():
