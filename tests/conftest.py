@@ -123,3 +123,14 @@ def pg_server() -> Iterator[PgServer]:
 def pg_url(pg_server: PgServer) -> str:
     """A new, empty PostgreSQL database for one test, as a SQLAlchemy URL."""
     return pg_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A new store on SQLite, then on PostgreSQL: the store tests run against both."""
+    if request.param == "sqlite":
+        target = str(tmp_path / "any.sqlite3")
+    else:
+        target = request.getfixturevalue("pg_url")
+    with open_store(target) as opened:
+        yield opened

@@ -20,6 +20,12 @@ from prdigest.store.schema import metadata
 from prdigest.triage import assess
 
 
+@pytest.fixture
+def store(any_store: Store) -> Store:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return any_store
+
+
 def test_head_revision_constant_matches_alembic() -> None:
     config = Config()
     config.set_main_option(

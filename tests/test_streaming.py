@@ -47,6 +47,12 @@ class CountingWriter:
         return self.template.write_batch(requests, lang=lang)
 
 
+@pytest.fixture
+def store(any_store: Store) -> Store:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return any_store
+
+
 def _day_records(count: int) -> list[PullRequest]:
     return [
         make_pr(

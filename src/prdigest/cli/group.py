@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("sync", DAILY),
     "sync": ("sync", DAILY),
     "digest": ("core", DAILY),
+    "backfill": ("backfill", DAILY),
     "site": ("publish", PUBLISH),
     "serve": ("publish", PUBLISH),
     "publish": ("publish", PUBLISH),

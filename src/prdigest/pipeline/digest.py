@@ -125,8 +125,8 @@ class Analyzed:
     entries: tuple[Entry, ...] = ()  # explain: the newest stored entries, newest first
 
 
-BATCH = 200  # PRs triaged per store transaction
-WRITE_BATCH = 500  # entries per writer batch (and per store transaction)
+BATCH = 100  # PRs triaged per store transaction
+WRITE_BATCH = 150  # entries per writer batch and transaction (the LLM writer's titles per request)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,8 +313,11 @@ def _requests(
     return requests
 
 
-def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: set[int]) -> Written:
-    """Stored entries by key; the others written in batches, most important first."""
+def _planned_writes(
+    run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: set[int]
+) -> tuple[dict[int, str], Written, list[int]]:
+    """Every PR's entry key, the stored entries, and the PRs still to write (most important
+    first)."""
     options, preset, lang = run.options, run.preset, run.options.lang
     keys = {
         number: entry_key(item.pr_hash, preset, writer, lang, number in chosen)
@@ -324,27 +327,49 @@ def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: se
     stored = run.store.artefacts.window_entries(options.repo, window.since, window.until, keys)
     written = Written({n: Entry.model_validate_json(raw) for n, raw in stored.items()})
     ranked = rank([item.assessment for item in triaged.values()])
-    misses = [a.number for a in ranked if a.number not in written.entries]
+    return keys, written, [a.number for a in ranked if a.number not in written.entries]
+
+
+def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: set[int]) -> Written:
+    """Stored entries by key; the others written in batches, most important first."""
+    keys, written, misses = _planned_writes(run, writer, triaged, chosen)
     done = len(triaged) + len(written.entries)
     run.report(done)
     for chunk in _chunks(misses, WRITE_BATCH):
         requests = _requests(run, writer, triaged, chosen, keys, chunk)
-        result = writer.write_batch(requests, lang=lang)
+        result = writer.write_batch(requests, lang=run.options.lang)
         cacheable = []
         for request in requests:
             number = request.dossier.number
             written.entries[number] = result.entries[number]
             if number in result.cacheable:
-                cacheable.append(
-                    (result.entries[number], request.entry_key, triaged[number].pr_hash)
-                )
-        run.store.artefacts.put_all(preset.key, ANALYZER_VERSION, entries=cacheable)
+                entry = result.entries[number]
+                cacheable.append((entry, request.entry_key, triaged[number].pr_hash))
+        run.store.artefacts.put_all(run.preset.key, ANALYZER_VERSION, entries=cacheable)
         written.usage += result.usage
         written.notes += [n for n in result.notes if n not in written.notes]
         written.count += len(requests)
         done += len(requests)
         run.report(done)
     return written
+
+
+def pending_requests(
+    store: Store, options: DigestOptions, writer: Writer
+) -> Iterator[list[WriteRequest]]:
+    """The window's entries that ``writer`` has not written yet, as the batches of requests a
+    digest would hand it (triage runs and is stored as for a digest): what a batch engine sends
+    to the model instead (:mod:`prdigest.write.llm.batch`)."""
+    check_lang(options.lang)
+    preset = load_preset(options.repo, options.preset_path)
+    window = options.window
+    index = store.records.window_hashes(options.repo, window.since, window.until)
+    run = _Window(store, options, preset, index, None)
+    triaged = _triage(run)
+    chosen = {a.number for a in select([t.assessment for t in triaged.values()], options.top)}
+    keys, _, misses = _planned_writes(run, writer, triaged, chosen)
+    for chunk in _chunks(misses, WRITE_BATCH):
+        yield _requests(run, writer, triaged, chosen, keys, chunk)
 
 
 def _assemble(

@@ -9,7 +9,8 @@ data. A stage receives the repository it needs, never the store:
 * :attr:`Store.usage` — what model calls cost;
 * :attr:`Store.digests` — produced digests (the site and the channels read them);
 * :attr:`Store.deliveries` — the delivery log;
-* :attr:`Store.checkpoints` — the GitHub source's listing and fetch checkpoints.
+* :attr:`Store.checkpoints` — the GitHub source's listing and fetch checkpoints;
+* :attr:`Store.backfill` — which days of a backfill are done, and which worker claimed each.
 
 Tables are declared in :mod:`.schema`, created by the alembic migrations in ``migrations/``.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from prdigest.store.artefacts import ArtefactRepository
+from prdigest.store.backfill import BackfillRepository
 from prdigest.store.checkpoints import GitHubCheckpoints
 from prdigest.store.deliveries import DeliveryRepository
 from prdigest.store.digests import DigestRepository, StoredDigest
@@ -51,6 +53,7 @@ class Store:
         self.digests = DigestRepository(engine)
         self.deliveries = DeliveryRepository(engine)
         self.checkpoints = GitHubCheckpoints(engine)
+        self.backfill = BackfillRepository(engine)
 
     def __repr__(self) -> str:
         return f"Store({safe_url(str(self._engine.url))})"

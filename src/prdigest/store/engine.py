@@ -28,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from prdigest.core.errors import StorageError
 
-HEAD_REVISION = "0006"  # newest migration; a test keeps it equal to alembic's head
+HEAD_REVISION = "0007"  # newest migration; a test keeps it equal to alembic's head
 MIGRATION_LOCK = 0x70726467  # PostgreSQL advisory lock key ("prdg") held while migrating
 BUSY_TIMEOUT_MS = 60_000  # how long a SQLite writer waits for another one
 

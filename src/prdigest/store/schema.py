@@ -22,6 +22,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     Index,
     Integer,
     MetaData,
@@ -199,4 +200,32 @@ deliveries = Table(
     Column("created_at", DateTime(), nullable=False),
     Column("updated_at", DateTime(), nullable=False),
     UniqueConstraint("channel", "repo", "label", "lang", name="uq_deliveries_target"),
+)
+
+
+# -- backfill (migration 0007) ---------------------------------------------------------------
+#
+# ``backfill_days``: one row per (repo, local day, time zone, language) of a backfill. A worker
+# claims a ``todo`` row (PostgreSQL: ``SELECT … FOR UPDATE SKIP LOCKED``; SQLite: a conditional
+# update), marks it ``done`` (or ``failed``) with its PR count and time; a ``claimed`` row whose
+# lease ran out is claimed again, so a killed worker's day is not lost.
+
+backfill_days = Table(
+    "backfill_days",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("repo", String(200), nullable=False),
+    Column("day", String(10), nullable=False),  # YYYY-MM-DD, local to tz
+    Column("tz", String(64), nullable=False),
+    Column("lang", String(8), nullable=False),
+    Column("status", String(10), nullable=False),  # todo | claimed | done | failed
+    Column("worker", String(200)),
+    Column("attempts", Integer, nullable=False),
+    Column("prs", Integer),
+    Column("seconds", Float),
+    Column("error", Text),
+    Column("claimed_at", DateTime()),
+    Column("done_at", DateTime()),
+    UniqueConstraint("repo", "day", "tz", "lang", name="uq_backfill_days"),
+    Index("ix_backfill_days_status", "repo", "status"),
 )
