@@ -73,7 +73,8 @@ def test_digest_with_llm_end_to_end_and_rerun(
     ) in err
     assert "llm:" not in err2  # nothing was written, nothing to report
     assert text.startswith("vllm-project/vllm\n\n改动要点")
-    totals = open_store(db).usage.totals(REPO)
+    with open_store(db) as store:
+        totals = store.usage.totals(REPO)
     assert totals == {"prompt_tokens": 9000, "completion_tokens": 1800, "calls": 9, "runs": 1}
     for blob in (out, text, err, err2, db.read_bytes().decode("utf-8", "replace")):
         assert SECRET not in blob

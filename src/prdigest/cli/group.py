@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("core", INSPECT),
     "schema": ("core", INSPECT),
     "llm-check": ("llm", INSPECT),
+    "llm": ("llm_batch", DAILY),
     "eval": ("evaluate", INSPECT),
     "preset": ("preset", INSPECT),
 }

@@ -80,9 +80,7 @@ def _one_day(
         report = sync_repo(store, options.source, window, env)
         if report.stopped is not None:
             raise report.stopped
-    run = run_digest(
-        store, DigestOptions(options.repo, window, options.top, options.lang), writer
-    )
+    run = run_digest(store, DigestOptions(options.repo, window, options.top, options.lang), writer)
     if run.digest.total:
         store.digests.put(run.digest)
     return run.digest.total

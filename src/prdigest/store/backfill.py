@@ -126,9 +126,7 @@ class BackfillRepository:
             conn.execute(
                 update(t)
                 .where(t.c.id == row.id)
-                .values(
-                    status=CLAIMED, worker=worker, claimed_at=moment, attempts=t.c.attempts + 1
-                )
+                .values(status=CLAIMED, worker=worker, claimed_at=moment, attempts=t.c.attempts + 1)
             )
         return Claim(row.id, row.day, row.attempts + 1)
 
@@ -206,9 +204,7 @@ class BackfillRepository:
         """(day, error) of the failed days, oldest first."""
         t = schema.backfill_days
         query = (
-            select(t.c.day, t.c.error)
-            .where(self._job(job), t.c.status == FAILED)
-            .order_by(t.c.day)
+            select(t.c.day, t.c.error).where(self._job(job), t.c.status == FAILED).order_by(t.c.day)
         )
         with self._engine.connect() as conn:
             return [(day, error or "") for day, error in conn.execute(query)]
