@@ -75,11 +75,21 @@ def _body(request: httpx.Request) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _chat(request: httpx.Request) -> bool:
+    return request.method == "POST" and request.url.path.endswith("/chat/completions")
+
+
+_NO_SERVER = httpx.Response(404, json={"error": {"message": "no server: a batch"}})
+
+
 def capture_transport(recorder: Recorder) -> httpx.MockTransport:
     """A transport that records every chat-completion request and refuses it (HTTP 400), so
-    the writer moves on without a reply, a repair or a retry."""
+    the writer moves on without a reply, a repair or a retry. Anything else the client asks (a
+    probe of the server's slots) finds no server."""
 
     def handle(request: httpx.Request) -> httpx.Response:
+        if not _chat(request):
+            return _NO_SERVER
         recorder.add(_body(request))
         return httpx.Response(400, json=_REFUSAL)
 
@@ -153,6 +163,8 @@ def replay_transport(replies: Replies) -> httpx.MockTransport:
     as the request asks) and refuses, recording it for the next round, what they lack."""
 
     def handle(request: httpx.Request) -> httpx.Response:
+        if not _chat(request):
+            return _NO_SERVER
         body = _body(request)
         custom_id = request_id(body)
         found = replies.responses.get(custom_id)
