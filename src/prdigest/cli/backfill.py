@@ -92,6 +92,7 @@ def backfill_command(
     style: Path | None,
     budget_tokens: int | None,
     max_cost_tokens: int | None,
+    dry_run: bool,
     db: DbTarget | None,
 ) -> None:
     """Digest every day of a range and store the digests; resumable, and several workers may
@@ -99,11 +100,14 @@ def backfill_command(
 
     \b
     Examples:
-      prdigest backfill -r vllm-project/vllm-ascend --since 2026-01-01 --until 2026-07-01 \\
-          --git ./vllm-ascend --db postgresql+psycopg://prdigest@db/prdigest
-      # four workers on one database (or a job array: --worker task-$SLURM_ARRAY_TASK_ID)
-      for i in 1 2 3 4; do prdigest backfill -r R --since … --until … --worker w$i & done
+      prdigest backfill -r vllm-project/vllm-ascend --since 2026-01-01 --until 2026-07-01 --git .
+      prdigest backfill -r vllm-project/vllm --since 2026-01-01 --until 2026-02-01 --worker w1
+
+    Start the same command as several workers (or a job array with --worker task-N) on one
+    PostgreSQL database to split the days.
     """
+    if dry_run:
+        raise click.UsageError("--dry-run is for digest and run; backfill writes every day")
     first, end = local_day(since, tz), local_day(until, tz)
     if end <= first:
         raise click.UsageError("--until must be a later day than --since")

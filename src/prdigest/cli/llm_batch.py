@@ -75,7 +75,12 @@ def _scope(func: click.decorators.FC) -> click.decorators.FC:
 
 @cli.group("llm")
 def llm_group() -> None:
-    """The LLM writer's batch engine (``llm batch``)."""
+    """The LLM writer's batch engine (``llm batch``).
+
+    \b
+    Examples:
+      prdigest llm batch export -r vllm-project/vllm -d 2026-06-10 -o batch.jsonl
+    """
 
 
 @llm_group.group("batch")
@@ -83,13 +88,13 @@ def batch_group() -> None:
     """Write entries through a batch endpoint: export the requests, run them, import the
     results (each reply verified exactly as a live one).
 
+    A vLLM cluster runs the file with `python -m vllm.entrypoints.openai.run_batch -i
+    batch.jsonl -o results.jsonl --model M`; OpenAI's Batch API takes the same file.
+
     \b
-    Recipe (a vLLM cluster; the same file works with OpenAI's Batch API):
-      prdigest llm batch export -r R --since 2026-01-01 --until 2026-07-01 --out batch.jsonl
-      python -m vllm.entrypoints.openai.run_batch -i batch.jsonl -o results.jsonl --model M
-      prdigest llm batch import results.jsonl -r R --since 2026-01-01 --until 2026-07-01 \\
-          --next-round repairs.jsonl
-      prdigest backfill -r R --since 2026-01-01 --until 2026-07-01 --writer llm
+    Examples:
+      prdigest llm batch export -r acme/widgets --since 2026-01-01 --until 2026-07-01 -o b.jsonl
+      prdigest llm batch import r.jsonl -r acme/widgets -d 2026-06-10 --next-round repairs.jsonl
     """
 
 
@@ -120,6 +125,10 @@ def export_command(
 
     Days are triaged (and the triage stored) as a digest would; entries already cached are
     left out. The model and the prompt budget come from PRDIGEST_LLM_* as for --writer llm.
+
+    \b
+    Examples:
+      prdigest llm batch export -r vllm-project/vllm -d 2026-06-10 -o batch.jsonl
     """
     from prdigest.pipeline.llm_batch import export_requests
     from prdigest.write.llm.batch import write_lines
@@ -164,6 +173,10 @@ def import_command(
 
     Give every round's results so far (the first round and its repairs). A repair the writer
     asks for goes to --next-round; that PR's entry is cached once its round is imported.
+
+    \b
+    Examples:
+      prdigest llm batch import r.jsonl -r acme/widgets -d 2026-06-10 --next-round repairs.jsonl
     """
     from prdigest.pipeline.llm_batch import import_results
     from prdigest.write.llm.batch import read_results, write_lines

@@ -429,24 +429,7 @@ def run_digest(
 def pending_writes(store: Store, options: DigestOptions, writer: Writer) -> list[WriteRequest]:
     """What a digest run would hand to ``writer`` — the entries the store does not have, most
     important first — without writing any (``--dry-run``; verdicts are stored as usual)."""
-    check_lang(options.lang)
-    preset = load_preset(options.repo, options.preset_path)
-    window = options.window
-    index = store.records.window_hashes(options.repo, window.since, window.until)
-    run = _Window(store, options, preset, index, None)
-    triaged = _triage(run)
-    chosen = {a.number for a in select([t.assessment for t in triaged.values()], options.top)}
-    keys = {
-        number: entry_key(item.pr_hash, preset, writer, options.lang, number in chosen)
-        for number, item in triaged.items()
-    }
-    stored = store.artefacts.window_entries(options.repo, window.since, window.until, keys)
-    ranked = rank([item.assessment for item in triaged.values()])
-    misses = [a.number for a in ranked if a.number not in stored]
-    requests: list[WriteRequest] = []
-    for chunk in _chunks(misses, WRITE_BATCH):
-        requests += _requests(run, writer, triaged, chosen, keys, chunk)
-    return requests
+    return [r for batch in pending_requests(store, options, writer) for r in batch]
 
 
 def build_digest(
