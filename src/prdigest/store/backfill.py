@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from prdigest.core.errors import StorageError
 from prdigest.store import schema
-from prdigest.store.engine import now
+from prdigest.store.engine import begin_write, now
 
 TODO, CLAIMED, DONE, FAILED = "todo", "claimed", "done", "failed"
 MAX_ATTEMPTS = 3  # a day that failed this often is left failed (the report names it)
@@ -85,7 +85,7 @@ class BackfillRepository:
         added = 0
         for row in rows:
             try:
-                with self._engine.begin() as conn:
+                with begin_write(self._engine) as conn:
                     conn.execute(t.insert().values(attempts=0, **row))
                 added += 1
             except IntegrityError:
@@ -119,7 +119,7 @@ class BackfillRepository:
 
     def _claim_locked(self, query: Any, worker: str, moment: datetime) -> Claim | None:
         t = schema.backfill_days
-        with self._engine.begin() as conn:
+        with begin_write(self._engine) as conn:
             row = conn.execute(query.limit(1).with_for_update(skip_locked=True)).first()
             if row is None:
                 return None
@@ -138,7 +138,7 @@ class BackfillRepository:
             if not candidates:
                 return None
             for row in candidates:
-                with self._engine.begin() as conn:
+                with begin_write(self._engine) as conn:
                     taken = conn.execute(
                         update(t)
                         .where(
@@ -170,7 +170,7 @@ class BackfillRepository:
             "done_at": now(),
         }
         try:
-            with self._engine.begin() as conn:
+            with begin_write(self._engine) as conn:
                 conn.execute(
                     update(t)
                     .where(t.c.id == claim.id, t.c.worker == worker, t.c.status == CLAIMED)
