@@ -118,6 +118,36 @@ class FactLine:
     text: str
     priority: int  # lower goes first when the facts do not all fit
     key: bool  # a key fact: what an entry is expected to draw on
+    group: str = ""  # facts of one group (a symbol's file) share a line: ``group: a, b``
+
+
+SYMBOL_LEGEND = "symbols by file: +added −removed ~modified, (changed lines)"
+FILES_LEGEND = "files (source unless marked) by folder:"
+_CHANGE_MARK = {"added": "+", "removed": "−", "deleted": "−", "modified": "~"}
+_KIND_SHORT = {"function": "fn", "method": "method", "constant": "const"}
+
+
+def _symbol_text(s_id: str, change: str, kind: str, name: str, lines: int) -> str:
+    mark = _CHANGE_MARK.get(change, change + " ")
+    return f"{s_id} {mark}{_KIND_SHORT.get(kind, kind)} {name} ({lines})"
+
+
+def render_facts(lines: Sequence[FactLine]) -> str:
+    """The fact lines, grouped ones joined on one line per group (in first-seen order)."""
+    out: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for line in lines:
+        if not line.group:
+            out.append(line.text)
+            continue
+        if line.group not in groups:
+            files = line.group.startswith("files in ")
+            if not any(g.startswith("files in ") is files for g in groups):
+                out.append(FILES_LEGEND if files else SYMBOL_LEGEND)
+            groups[line.group] = []
+            out.append(line.group)  # placeholder, filled below
+        groups[line.group].append(line.text)
+    return "\n".join(f"{x}: {', '.join(groups[x])}" if x in groups else x for x in out)
 
 
 def _file_line(f: FileFact) -> FactLine:
@@ -126,9 +156,12 @@ def _file_line(f: FileFact) -> FactLine:
         flags.append(f.status + (f" from {f.previous_path}" if f.previous_path else ""))
     if f.binary:
         flags.append("binary")
-    text = f"{f.id} file {f.path} (+{f.additions}/−{f.deletions}; {', '.join(flags)})"
+    kind = ", ".join(flags[1:] if f.role is Role.SOURCE else flags)
+    path = PurePosixPath(f.path)
+    text = f"{f.id} {path.name} (+{f.additions}/−{f.deletions}{'; ' + kind if kind else ''})"
     key = f.role in (Role.SOURCE, Role.TEST) and not f.generated
-    return FactLine(f.id, text, 60 if key else 90, key)
+    folder = "files in " + (f"{path.parent}/" if str(path.parent) != "." else "./")
+    return FactLine(f.id, text, 60 if key else 90, key, folder)
 
 
 def fact_lines(d: Dossier) -> list[FactLine]:
@@ -136,10 +169,11 @@ def fact_lines(d: Dossier) -> list[FactLine]:
     lines: list[FactLine] = [_file_line(f) for f in d.files]
     for s in d.symbols:
         name = f"{s.parent}.{s.name}" if s.parent else s.name
-        where = f"{PurePosixPath(s.path).name}:{s.line}" if s.line else PurePosixPath(s.path).name
-        text = f"{s.id} {s.change} {s.kind} {name} ({where}, {s.lines_changed} lines)"
+        text = _symbol_text(s.id, s.change, s.kind, name, s.lines_changed)
         key = not s.in_test and s.kind not in ("step", "field")
-        lines.append(FactLine(s.id, text, 40 if key else 85, key))
+        # kernel sources after Python: entries cite the Python design first
+        priority = (62 if _is_kernel(s.path) else 40) if key else 85
+        lines.append(FactLine(s.id, text, priority, key, PurePosixPath(s.path).name))
     for t in d.tests:
         extra = ", parametrized" if t.parametrized else ""
         lines.append(FactLine(t.id, f"{t.id} test {t.name} ({t.path}{extra})", 35, True))
@@ -170,6 +204,8 @@ def fact_lines(d: Dossier) -> list[FactLine]:
         )
         lines.append(FactLine(i.id, text, 45 if i.closing else 80, i.closing))
     for k in d.commits:
+        if not k.after_review and k.headline.startswith(d.title[:40]):
+            continue  # the squashed commit repeats the PR title
         when = ", after review" if k.after_review else ""
         who = f"@{k.author}" if k.author else "?"
         text = f"{k.id} commit {k.sha[:7]} ({who}{when}): {clip_text(k.headline, 140)}"
@@ -203,14 +239,38 @@ def key_fact_ids(d: Dossier) -> frozenset[str]:
     return frozenset(line.id for line in fact_lines(d) if line.key)
 
 
+def _fact_cost(line: FactLine, groups: set[str]) -> int:
+    """Tokens ``line`` adds to :func:`render_facts`: its text and separator, and its group's
+    header when the group is not in ``groups`` yet."""
+    cost = estimate_tokens(line.text) + 2
+    if line.group and line.group not in groups:
+        cost += estimate_tokens(line.group) + 1
+    return cost
+
+
+_LEGENDS = estimate_tokens(SYMBOL_LEGEND) + estimate_tokens(FILES_LEGEND) + 2
+
+
+def facts_tokens(lines: Sequence[FactLine]) -> int:
+    """What all ``lines`` cost as :func:`pack_facts` counts them."""
+    groups: set[str] = set()
+    total = _LEGENDS
+    for line in lines:
+        total += _fact_cost(line, groups)
+        groups.add(line.group)
+    return total
+
+
 def pack_facts(lines: Sequence[FactLine], tokens: int) -> tuple[list[FactLine], list[FactLine]]:
     """The fact lines that fit in ``tokens`` (by priority), in dossier order; and the rest."""
     chosen: set[str] = set()
-    used = 0
+    groups: set[str] = set()
+    used = _LEGENDS
     for line in sorted(lines, key=lambda x: x.priority):
-        cost = estimate_tokens(line.text) + 1
+        cost = _fact_cost(line, groups)
         if used + cost <= tokens:
             chosen.add(line.id)
+            groups.add(line.group)
             used += cost
     kept = [x for x in lines if x.id in chosen]
     return kept, [x for x in lines if x.id not in chosen]
@@ -267,6 +327,51 @@ def compact_hunk(text: str, context: int = CONTEXT_LINES) -> str:
         elif not skipped:
             out.append(" …")
             skipped = True
+    return "\n".join(out)
+
+
+_LICENSE = re.compile(r"copyright|license|spdx", re.I)
+_COMMENT_LINE = re.compile(r"^\+\s*(?:#(?:[\s!]|$)|//|/\*|\*|$)")  # not #include
+
+
+def strip_license(text: str) -> str:
+    """A new file's hunk without its leading comment block when that block is a license
+    header (boilerplate an entry never cites)."""
+    lines = text.splitlines()
+    if len(lines) < 3 or not lines[0].startswith("@@ -0,0 "):
+        return text
+    end = 1
+    while end < len(lines) and _COMMENT_LINE.match(lines[end]):
+        end += 1
+    header = "\n".join(lines[1:end])
+    if end == 1 or not _LICENSE.search(header):
+        return text
+    return "\n".join([lines[0], "+…（license header）", *lines[end:]])
+
+
+_IMPORT = re.compile(r"^\+\s*(?:import\s|from\s+[\w.]+\s+import\b|#include\s)")
+
+
+def fold_imports(text: str) -> str:
+    """A hunk with each run of more than two added import lines (``import``, ``from … import``
+    with its parenthesised names, ``#include``) folded into one line: they cost many tokens
+    and carry no design."""
+    out: list[str] = []
+    run: list[str] = []
+    open_paren = False
+
+    def flush() -> None:
+        out.extend([f"+…（{len(run)} import lines）"] if len(run) > 2 else run)
+        run.clear()
+
+    for line in text.splitlines():
+        if open_paren or _IMPORT.match(line):
+            run.append(line)
+            open_paren = (open_paren and ")" not in line) or line.rstrip().endswith("(")
+            continue
+        flush()
+        out.append(line)
+    flush()
     return "\n".join(out)
 
 
@@ -333,6 +438,7 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
             design_at.setdefault(x.path, []).append(x.line)
     new_tests = {t.name for t in d.tests}
     hunks: list[Hunk] = []
+    seen: set[str] = set()  # hunk bodies already met: a copied kernel is shown once
     for index, change in enumerate(pr.files or ()):
         if not change.patch:
             continue
@@ -341,9 +447,13 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
         generated = (fact.generated if fact else False) or PurePosixPath(
             change.path
         ).name in LOCK_NAMES
-        for order, text in enumerate(split_hunks(change.patch)):
+        for order, raw in enumerate(split_hunks(change.patch)):
+            text = fold_imports(strip_license(raw))
             score = 0.0
-            if generated:
+            body = text.split("\n", 1)[-1]
+            duplicate = body in seen and len(body) > 200
+            seen.add(body)
+            if generated or duplicate:
                 tier = 5
             elif _deletion_only(text):
                 tier = 4
@@ -379,8 +489,10 @@ def _spread(hunks: list[Hunk]) -> list[Hunk]:
     )
 
 
-_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)")
-_DEFINED = re.compile(r"\b(?:def|class|async def)\s+(\w+)|^\s*([\w.]+)\s*(?::[^=]+)?=(?!=)")
+_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(\s*\()?")
+_DEFINED = re.compile(r"\b(?:def|class|struct|async def)\s+(\w+)")
+_QUOTED_KEY = re.compile(r"[\"']([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\"']")
+_HYPHENATED = re.compile(r"(?<![\w./-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w/-])")
 _KEYWORDS = frozenset(
     """
     and as assert async await break class continue def del elif else except false finally for
@@ -388,26 +500,76 @@ _KEYWORDS = frozenset(
     with yield int str float bool list dict tuple set len range print cls super isinstance
     """.split()  # noqa: SIM905
 )
+# what a changed line's name is worth in the index: what entries cite are the definitions,
+# the environment variables and config keys, the types and errors, and the functions called
+DEFINED_WEIGHT = 8.0
+KEY_WEIGHT = 5.0
+CALLED_WEIGHT = 3.0
+TYPE_WEIGHT = 3.0
+KERNEL_NAME_FACTOR = 0.3  # kernel sources repeat macros and types that entries rarely cite
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"' + r"|'(?:[^'\\]|\\.)*'")
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//)\s.*$")
+_PROSE_LINE = re.compile(r"^\s*(?:#|//|/?\*|\"\"\"|''')")  # a comment or a docstring line
+_CAMEL = re.compile(r"^_?[A-Z][a-z0-9]+[A-Z]\w*$|^_?[A-Z]\w*_\w*[a-z]\w*$")
+# library calls a changed line makes everywhere (``logger.info``, ``np.asarray``): no design
+_COMMON_ROOTS = frozenset({"np", "torch", "logger", "logging", "os", "re", "math", "json", "F"})
+_COMMON_LEAVES = frozenset({"append", "extend", "get", "items", "keys", "values", "pop", "info"})
+
+
+def _line_names(line: str) -> dict[str, float]:
+    """The citable names of one changed line with their weight (see the constants above):
+    code only (comments and the text of string literals are prose), quoted config keys."""
+    found: dict[str, float] = {}
+    if _PROSE_LINE.match(line):
+        return found
+    for key in _QUOTED_KEY.findall(line):
+        found[key] = KEY_WEIGHT
+    for key in _HYPHENATED.findall(line):
+        found[key] = CALLED_WEIGHT  # a CI job, step or option name
+    code = _COMMENT.sub("", _STRING.sub('""', line))
+    defined = set(_DEFINED.findall(code))
+    for raw, call in _IDENTIFIER.findall(code):
+        name = raw.removeprefix("self.").removeprefix("cls.")
+        if len(name) < 4 or name.lower() in _KEYWORDS:
+            continue
+        root, _, leaf = name.rpartition(".")
+        if name in defined:
+            weight = DEFINED_WEIGHT
+        elif leaf.isupper() and "_" in leaf:
+            weight = KEY_WEIGHT  # an environment variable or a constant
+        elif _CAMEL.match(leaf):
+            weight = TYPE_WEIGHT
+        elif "_" in name or root:
+            weight = CALLED_WEIGHT if call else 0.0
+        else:
+            continue
+        if root.split(".", 1)[0] in _COMMON_ROOTS or leaf in _COMMON_LEAVES:
+            weight = -0.5  # listed only when room is left
+        found[name] = max(found.get(name, -1.0), weight)
+    return found
 
 
 def changed_names(hunks: Sequence[Hunk], shown: str, limit: int = 80) -> list[str]:
-    """Identifiers of the changed lines of hunks that were not shown (snake_case, CamelCase or
-    dotted; not keywords), most frequent first, leaving out those the shown text has."""
+    """Identifiers of the changed lines of ``hunks`` (snake_case, CamelCase, UPPER_CASE or
+    dotted; not keywords), leaving out those ``shown`` has: what a changed line defines, then
+    environment variables and config keys, types and errors, functions called, then the other
+    names (mostly local variables); the more changed lines name one, the earlier."""
     counts: dict[str, float] = {}
     for hunk in hunks:
+        factor = KERNEL_NAME_FACTOR if _is_kernel(hunk.path) else 1.0
         for line in hunk.text.splitlines()[1:]:
             if line[:1] not in "+-":
                 continue
-            defined = {n for pair in _DEFINED.findall(line[1:]) for n in pair if n}
-            for name in _IDENTIFIER.findall(line[1:]):
-                if len(name) < 4 or name.lower() in _KEYWORDS:
-                    continue
-                if "_" in name or "." in name or (name[0].isupper() and not name.isupper()):
-                    # what a line defines, types and errors are what entries cite
-                    bonus = 5.0 if name in defined else (2.0 if name[0].isupper() else 0.0)
-                    counts[name] = counts.get(name, 0.0) + 1.0 + bonus
+            for name, weight in _line_names(line[1:]).items():
+                counts[name] = counts.get(name, 0.0) + (1.0 + weight) * factor
     ranked = sorted(counts, key=lambda n: (-counts[n], n))
-    return [n for n in ranked if n not in shown][:limit]
+    return [n for n in ranked if not _mentions(shown, n)][:limit]
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
 @dataclass(frozen=True)
@@ -419,11 +581,15 @@ class DiffSlice:
 
 
 NAMES_SHARE = 0.25  # of the diff budget, for the names of changed lines not shown
+NAMES_LABEL = "未展示的改动行中的名字（定义、配置、类型、调用在前 / not shown）: "
 
 
-def diff_slice(pr: PullRequest, d: Dossier, tokens: int) -> DiffSlice:
-    """The most salient hunks that fit in ``tokens``; the identifiers of the changed lines that
-    did not fit are listed (up to a quarter of the budget), files left out are named only."""
+def diff_slice(
+    pr: PullRequest, d: Dossier, tokens: int, known: str = "", listed: Iterable[str] = ()
+) -> DiffSlice:
+    """The most salient hunks that fit in ``tokens``, after an index of the citable names of
+    the changed lines that did not fit (up to a quarter of the budget; names ``known`` from the
+    facts are left out); files neither shown nor ``listed`` among the facts are named only."""
     ranked = rank_hunks(pr, d)
     whole = sum(h.tokens for h in ranked)
     reserve = 0 if whole <= tokens - 40 else int(tokens * NAMES_SHARE)
@@ -434,7 +600,7 @@ def diff_slice(pr: PullRequest, d: Dossier, tokens: int) -> DiffSlice:
         if hunk.tokens <= room:
             chosen[(hunk.index, hunk.order)] = hunk.text
             used += hunk.tokens
-        elif hunk.tier <= 1 and room > 300:
+        elif hunk.tier <= 3 and room > 300:
             clipped = clip_to_tokens(hunk.text, room)
             chosen[(hunk.index, hunk.order)] = clipped
             used += estimate_tokens(clipped) + 1
@@ -447,18 +613,18 @@ def diff_slice(pr: PullRequest, d: Dossier, tokens: int) -> DiffSlice:
             blocks.append(f"### {change.path} (+{change.additions}/−{change.deletions})")
             blocks.extend(parts)
     shown = "\n".join(chosen.values())
-    names = changed_names([h for h in ranked if h.tier <= 3 and h.text not in shown], shown)
+    hidden = [h for h in ranked if h.tier <= 3 and (h.index, h.order) not in chosen]
+    names = changed_names(hidden, shown + "\n" + known)
     if names:
         listing = clip_tokens(", ".join(names), max(40, tokens - used - 60))
-        blocks.append("其余改动行中的名字（未展示 / not shown）: " + listing)
-        used += estimate_tokens(listing) + 12
-    missing = tuple(
-        f"{c.path} (+{c.additions}/−{c.deletions})"
-        for i, c in enumerate(pr.files or ())
-        if i not in shown_files
-    )
-    if missing:
-        listing = clip_to_tokens(", ".join(missing), max(60, tokens - used))
+        blocks.insert(0, NAMES_LABEL + listing)
+        used += estimate_tokens(listing) + 14
+    named = set(listed)
+    unshown = [c for i, c in enumerate(pr.files or ()) if i not in shown_files]
+    missing = tuple(f"{c.path} (+{c.additions}/−{c.deletions})" for c in unshown)
+    unlisted = [m for m, c in zip(missing, unshown, strict=True) if c.path not in named]
+    if unlisted:
+        listing = clip_tokens(", ".join(unlisted), max(60, tokens - used))
         blocks.append("未展示 diff 的文件（仅列名称 / names only）: " + listing)
     return DiffSlice("\n".join(blocks), len(chosen), len(ranked), missing)
 
@@ -514,10 +680,29 @@ def fit_items(items: Sequence[str], tokens: int) -> tuple[str, int]:
     return "\n".join(out), len(items) - len(out)
 
 
+# a template's stamp line: ``- vLLM version: v0.19.1``, ``- vLLM main: https://…/commit/<sha>``
+_BOILERPLATE = re.compile(
+    r"^[-*\s]*(?:[\w .]{1,30}:\s*)?(?:v\d+(?:\.\d+)+\S*|https?://\S+/commit/[0-9a-f]{7,40}\S*)\s*$"
+)
+
+
+def _without_stamps(lines: Sequence[str]) -> list[str]:
+    """Non-blank lines without template stamps (a stamp's label on the line before too)."""
+    kept: list[str] = []
+    for line in lines:
+        if _BOILERPLATE.match(line):
+            if kept and kept[-1].rstrip().endswith(":") and len(kept[-1]) <= 40:
+                kept.pop()
+        elif line.strip():
+            kept.append(line)
+    return kept
+
+
 def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
-    """Every section of the PR body under its heading, recognised or not (the text before the
-    first heading too), HTML comments and the trailing checklist removed; recognised sections
-    carry their fact id. Then the linked issues."""
+    """Every section of the PR body with content under its heading, recognised or not (the
+    text before the first heading too), HTML comments, the trailing checklist and template
+    stamp lines (a version or a commit link) removed; recognised sections carry their fact id.
+    Then the linked issues."""
     ids = {b.heading: b.id for b in d.sections}
     parts: list[tuple[str, list[str]]] = [("", [])]
     for line in visible_lines(pr.body):
@@ -528,11 +713,11 @@ def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
             parts[-1][1].append(line.text)
     out: list[tuple[str, str]] = []
     for heading, body in parts:
-        text = "\n".join(x for x in body if x.strip()).strip()
-        if not heading and not text:
-            continue
+        text = "\n".join(_without_stamps(body)).strip()
+        if not text:
+            continue  # an empty template heading: its fact line says it is empty
         label = f"[{ids[heading]} {heading}]" if heading in ids else f"[{heading or '…'}]"
-        out.append((label, text or "(empty)"))
+        out.append((label, text))
     for issue in pr.linked_issues or ():
         about = clip_text(" ".join((issue.body or "").split()), MAX_ISSUE_BODY_CHARS)
         out.append((f"[issue #{issue.number}] {issue.title}", about))
@@ -563,9 +748,28 @@ def fit_sections(sections: Sequence[tuple[str, str]], tokens: int) -> str:
     for (label, text), room in zip(sections, grant, strict=True):
         body = text if estimate_tokens(text) + estimate_tokens(label) + 2 <= room else None
         if body is None:
-            body = clip_tokens(text, max(0, room - estimate_tokens(label) - 2))
+            body = clip_with_spans(text, max(0, room - estimate_tokens(label) - 2))
         blocks.append(f"{label}\n{body}" if body.strip() else label)
     return "\n".join(blocks)
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
+SPANS_SHARE = 0.4  # of a clipped section's room, for the code spans of its cut-off part
+
+
+def clip_with_spans(text: str, tokens: int) -> str:
+    """``text`` clipped to ``tokens``, its cut-off part's code spans (what the author put in
+    backticks: the names a description is about) listed after the cut when room allows."""
+    spans = list(dict.fromkeys(_CODE_SPAN.findall(text)))
+    if not spans:
+        return clip_tokens(text, tokens)
+    listing_room = int(tokens * SPANS_SHARE)
+    head = clip_tokens(text, tokens - listing_room)
+    rest = [f"`{x}`" for x in spans if f"`{x}`" not in head]
+    if not rest:
+        return clip_tokens(text, tokens)
+    listing = clip_tokens(" ".join(rest), listing_room - 8)
+    return f"{head} (其后的代码名 / later code names: {listing})" if listing else head
 
 
 def clip_tokens(text: str, tokens: int) -> str:

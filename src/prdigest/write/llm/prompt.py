@@ -27,7 +27,7 @@ from prdigest.write.llm import budget as b
 
 Message = dict[str, str]
 
-PROMPT_VERSION = "entry-v2"
+PROMPT_VERSION = "entry-v3"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
@@ -152,8 +152,16 @@ class EntryPrompt:
     verdict: str
 
 
-def system_message(lang: str, style: str) -> str:
-    return fill(prompt_spec(lang)["system"], style=style)
+def deep_level(level: Level) -> bool:
+    """Whether an entry of ``level`` gets the close-read paragraph (else a short one)."""
+    return level in (Level.MUST_READ, Level.WORTH_READING)
+
+
+def system_message(lang: str, style: str, level: Level = Level.MUST_READ) -> str:
+    """The instructions: in full for a close-read paragraph; for a short one only what a
+    short entry needs (the same rules on sources and untrusted data, in fewer words)."""
+    key = "system" if deep_level(level) else "system_short"
+    return fill(prompt_spec(lang)[key], style=style)
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,7 @@ class Readers:
 
 def _user(lang: str, d: Dossier, a: Assessment, data: str, gloss: str, who: Readers) -> str:
     spec = prompt_spec(lang)
-    deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
+    deep = deep_level(a.level)
     audience = who.audience
     fence, safe = fence_for(data)
     return fill(
@@ -210,7 +218,7 @@ def entry_prompt(
     """System and user messages for one PR, the PR data cut to fit ``budget_tokens``: the
     overview (with whether reviews are known), the dossier's facts, other PRs of the day on the
     same code, every body section, the discussion, then the most salient hunks."""
-    system = system_message(lang, style)
+    system = system_message(lang, style, a.level)
     lines = b.fact_lines(d)
     sections = b.body_sections(pr, d)
     talk = b.discussion_items(pr, d)
@@ -223,7 +231,7 @@ def entry_prompt(
     skeleton = _user(lang, d, a, head, gloss, who)
     room = max(MIN_DATA_TOKENS, budget_tokens - b.estimate_tokens(system + skeleton) - 80)
     needs = {
-        "facts": sum(b.estimate_tokens(x.text) + 1 for x in lines),
+        "facts": b.facts_tokens(lines),
         "body": sum(b.estimate_tokens(t) + 4 for _, t in sections),
         "discussion": sum(b.estimate_tokens(t) + 1 for t in talk),
         "diff": sum(h.tokens for h in b.rank_hunks(pr, d)) + 60,
@@ -231,11 +239,13 @@ def entry_prompt(
     grant = allocate(room, needs)
     facts, _ = b.pack_facts(lines, grant["facts"])
     talk_text, _ = b.fit_items(talk, grant["discussion"])
-    diff = b.diff_slice(pr, d, grant["diff"])
+    facts_text = b.render_facts(facts)
+    listed = {f.path for f in d.files if f.id in {x.id for x in facts}}
+    diff = b.diff_slice(pr, d, grant["diff"], known=facts_text, listed=listed)
     data = "\n\n".join(
         [
             head,
-            "## facts (cite by id)\n" + "\n".join(x.text for x in facts),
+            "## facts (cite by id)\n" + facts_text,
             "## description\n" + (b.fit_sections(sections, grant["body"]) or "(empty)"),
             "## discussion\n" + (talk_text or "(none)"),
             "## diff (chosen by relevance, not complete)\n" + (diff.text or "(no diff)"),

@@ -95,5 +95,15 @@ def pick_examples(reference: Reference, count: int = 3) -> tuple[ReferenceEntry,
     return tuple(picked)
 
 
+SHORT_LEVELS = (Level.SKIM, Level.SKIP)
+
+
+def pick_short_example(reference: Reference) -> tuple[ReferenceEntry, ...]:
+    """One example for a short entry: the first usable skim or skip entry, else the first."""
+    usable = pick_examples(reference, count=len(reference.entries))
+    short = [e for e in usable if e.level in SHORT_LEVELS]
+    return tuple((short or list(usable))[:1])
+
+
 def format_examples(examples: tuple[ReferenceEntry, ...]) -> str:
     return "\n\n".join(f"{e.title}\n{e.paragraph}" for e in examples)

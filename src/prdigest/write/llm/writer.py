@@ -42,7 +42,13 @@ from prdigest.write.llm.budget import estimate_tokens
 from prdigest.write.llm.client import Completion, LLMClient, Message, Sleep
 from prdigest.write.llm.repair import Draft, check_draft, fix_draft, parse_draft, same_answer
 from prdigest.write.llm.settings import OUTPUT_MARGIN_TOKENS, LLMSettings
-from prdigest.write.llm.style import Reference, default_reference, format_examples, pick_examples
+from prdigest.write.llm.style import (
+    Reference,
+    default_reference,
+    format_examples,
+    pick_examples,
+    pick_short_example,
+)
 from prdigest.write.llm.verify import Grounds, Problem, unknown_cites, verify_title
 from prdigest.write.template import TemplateWriter
 
@@ -168,11 +174,10 @@ class LLMWriter:
     def short_style_text(self) -> str:
         """One example for entries that need no close read: their paragraphs are short, and
         three examples would cost more tokens than their PR data."""
-        return format_examples(pick_examples(self.style or default_reference(), count=1))
+        return format_examples(pick_short_example(self.style or default_reference()))
 
     def _style_for(self, level: Level, style: str) -> str:
-        deep = level in (Level.MUST_READ, Level.WORTH_READING)
-        return style if deep else self.short_style_text
+        return style if p.deep_level(level) else self.short_style_text
 
     @property
     def key(self) -> str:
