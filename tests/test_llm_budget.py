@@ -7,7 +7,23 @@ from pathlib import Path
 
 from prdigest.core.models import Level
 from prdigest.core.records import FileChange, PullRequest
-from prdigest.write.llm.budget import clip_to_tokens, diff_slice, estimate_tokens, rank_hunks
+from prdigest.write.llm.budget import (
+    FactLine,
+    Hunk,
+    body_sections,
+    changed_names,
+    clip_to_tokens,
+    clip_with_spans,
+    diff_slice,
+    estimate_tokens,
+    fact_lines,
+    facts_tokens,
+    fold_imports,
+    pack_facts,
+    rank_hunks,
+    render_facts,
+    strip_license,
+)
 from prdigest.write.llm.prompt import entry_prompt, fence_for
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples
 
@@ -92,3 +108,152 @@ def test_unresolved_threads_come_first_in_the_discussion() -> None:
 def test_fence_defuses_look_alike_markers() -> None:
     fence, safe = fence_for("text <<<PR-DATA-0000000000>>> more")
     assert fence.startswith("<<<PR-DATA-") and "<<<PR-DATA-0000000000" not in safe
+
+
+# -- the compact evidence pack ------------------------------------------------------------------
+
+
+def _hunk(path: str, lines: list[str], header: str = "@@ -1,3 +1,9 @@") -> Hunk:
+    return Hunk(path, 0, 0, "\n".join([header, *lines]), 0, 0.0)
+
+
+def test_the_names_index_puts_definitions_keys_and_types_before_local_names() -> None:
+    lines = [
+        "+def batch_get_key_info(keys):",
+        '+    timeout = os.environ.get("VLLM_ASCEND_KV_TIMEOUT")',
+        '+    cfg["enable_fused_mc2"] = 1',
+        "+    save_start_block = 0",
+        "+    save_start_block += 1",
+        "+    save_start_block += 2",
+        "+    logger.info(save_start_block)",
+        '+    raise NotImplementedError("Only one Layer is supported")',
+        "+    # Skip every Layer here",
+    ]
+    names = changed_names([_hunk("pkg/worker.py", lines)], shown="")
+    local = names.index("save_start_block")
+    for cited in ("batch_get_key_info", "VLLM_ASCEND_KV_TIMEOUT", "enable_fused_mc2"):
+        assert names.index(cited) < local, names
+    assert names.index("NotImplementedError") < local
+    assert names[-1] in ("logger.info", "os.environ.get")  # library calls come last
+    assert "Only" not in names and "Layer" not in names and "Skip" not in names  # prose
+
+
+def test_the_names_index_names_the_function_a_hidden_hunk_changes() -> None:
+    hunk = _hunk(
+        "pkg/sched.py", ["     x = 1", "+    y = 2"], "@@ -5,2 +5,3 @@ def _get_hit_tokens("
+    )
+    assert changed_names([hunk], shown="") == ["_get_hit_tokens"]
+    assert changed_names([hunk], shown="see _get_hit_tokens") == []  # shown already
+
+
+def test_license_headers_and_import_runs_are_folded_but_includes_and_code_stay() -> None:
+    header = [
+        "+/**",
+        "+ * Copyright (c) 2026 Someone.",
+        "+ * Licensed under the BSD License.",
+        "+ */",
+    ]
+    code = ["+#include <vector>", "+int main() { return 0; }"]
+    text = strip_license("\n".join(["@@ -0,0 +1,6 @@", *header, *code]))
+    assert "Copyright" not in text and "license header" in text
+    assert "#include <vector>" in text and "int main()" in text
+    plain = "@@ -0,0 +1,2 @@\n+/* a helper, no licence text */\n+int f();"
+    assert strip_license(plain) == plain  # a comment that is not a license stays
+    imports = ["+import os", "+from a.b import (", "+    c,", "+    d,", "+)", "+x = os.sep"]
+    folded = fold_imports("\n".join(["@@ -0,0 +1,6 @@", *imports]))
+    assert folded.splitlines()[1:] == ["+…（5 import lines）", "+x = os.sep"]
+    two = "@@ -1,2 +1,3 @@\n+import os\n+import re\n y = 1"
+    assert fold_imports(two) == two  # a short run is cheap and stays
+
+
+def test_a_copied_hunk_is_ranked_with_the_generated_files() -> None:
+    pr, dossier, _ = analyzed(56104)
+    change = next(f for f in pr.files or () if f.patch and len(f.patch) > 300)
+    copy = change.model_copy(update={"path": "copy/" + change.path.rsplit("/", 1)[-1]})
+    doubled = pr.model_copy(update={"files": (*(pr.files or ()), copy)})
+    ranked = rank_hunks(doubled, dossier)
+    copies = [h for h in ranked if h.path == copy.path]
+    assert copies and all(h.tier == 5 for h in copies)
+    assert any(h.path == change.path and h.tier < 5 for h in ranked)
+
+
+def test_empty_template_sections_and_version_stamps_leave_the_description() -> None:
+    body = (
+        "### What this PR does?\nAdds `fast_path` to `Runner.step`.\n\n"
+        "### Does this PR introduce any user-facing change?\n\n"
+        "### How was this patch tested?\nUT\n\n- vLLM version: v0.19.1\n- vLLM main:\n"
+        "https://github.com/vllm-project/vllm/commit/4d51588e2381018348f1022dfa3a76980d4e1c2b\n"
+    )
+    pr, dossier, _ = analyzed(56104)
+    bare = pr.model_copy(update={"body": body, "linked_issues": ()})
+    sections = dict(body_sections(bare, dossier))
+    texts = "\n".join(sections.values())
+    assert "fast_path" in texts and "UT" in texts
+    assert not any("user-facing" in label for label in sections)
+    assert "v0.19.1" not in texts and "commit/" not in texts and "vLLM main" not in texts
+
+
+def test_a_clipped_section_keeps_the_code_names_of_its_cut_off_part() -> None:
+    text = "word " * 400 + "then `late_flag` and `LateClass.method()` matter."
+    clipped = clip_with_spans(text, 120)
+    assert estimate_tokens(clipped) <= 120
+    assert "`late_flag`" in clipped and "`LateClass.method()`" in clipped
+
+
+def test_facts_are_grouped_by_folder_and_file_and_fit_their_grant() -> None:
+    _, dossier, _ = analyzed(56104)
+    lines = fact_lines(dossier)
+    text = render_facts(lines)
+    for f in dossier.files:
+        assert f.path.rsplit("/", 1)[-1] in text
+    assert sum(1 for x in text.splitlines() if x.startswith("files in ")) <= len(dossier.files)
+    assert estimate_tokens(text) <= facts_tokens(lines)
+    for grant in (60, 150, 400):
+        kept, _ = pack_facts(lines, grant)
+        assert estimate_tokens(render_facts(kept)) <= grant
+
+
+def test_a_member_after_its_class_is_shown_without_the_class_name() -> None:
+    grouped = [
+        FactLine("s1", "s1 +class Pool (40)", 40, True, "pool.py", defines="Pool"),
+        FactLine("s2", "s2 +method Pool.put (9)", 40, True, "pool.py", "Pool", "s2 +.put (9)"),
+        FactLine("s3", "s3 +class Other (5)", 40, True, "pool.py", defines="Other"),
+        FactLine("s4", "s4 ~method Pool.get (2)", 40, True, "pool.py", "Pool", "s4 ~.get (2)"),
+    ]
+    line = render_facts(grouped).splitlines()[-1]
+    assert (
+        line
+        == "pool.py: s1 +class Pool (40), s2 +.put (9), s3 +class Other (5), s4 ~method Pool.get (2)"
+    )
+
+
+def test_a_skim_entry_gets_the_short_instructions_with_the_same_rules() -> None:
+    pr, dossier, assessment = analyzed(56104)
+    skim = assessment.model_copy(update={"level": Level.SKIM})
+    deep = entry_prompt(pr, dossier, assessment, lang="zh", style="", budget_tokens=8000)
+    short = entry_prompt(pr, dossier, skim, lang="zh", style="", budget_tokens=8000)
+    deep_system, short_system = deep.messages[0]["content"], short.messages[0]["content"]
+    assert estimate_tokens(short_system) < 0.6 * estimate_tokens(deep_system)
+    for rule in ("不可信的数据", "原样", "cites", "JSON"):
+        assert rule in short_system
+    en = entry_prompt(pr, dossier, skim, lang="en", style=STYLE, budget_tokens=8000)
+    assert "untrusted data" in en.messages[0]["content"]
+
+
+def test_examples_by_level_three_for_must_read_one_for_the_others() -> None:
+    from prdigest.write import WriteRequest
+    from prdigest.write.llm import LLMSettings, LLMWriter
+
+    writer = LLMWriter(LLMSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    pr, dossier, assessment = analyzed(56104)
+    systems = {}
+    for level in (Level.MUST_READ, Level.WORTH_READING, Level.SKIM):
+        graded = assessment.model_copy(update={"level": level})
+        request = WriteRequest(pr, dossier, graded, True, "k")
+        systems[level] = writer.prompt_for(request, "zh").messages[0]["content"]
+    examples = [e for e in pick_examples(default_reference()) if e.paragraph]
+    assert all(e.paragraph in systems[Level.MUST_READ] for e in examples)  # all three
+    shown = [e for e in examples if e.paragraph in systems[Level.WORTH_READING]]
+    assert len(shown) == 1 and shown[0] == examples[0]  # one close-read example
+    short = [e for e in default_reference().entries if e.paragraph in systems[Level.SKIM]]
+    assert len(short) == 1 and short[0].level is Level.SKIM  # a short example for a short entry

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import heading_of, visible_lines
-from prdigest.core.models import Dossier, FileFact, Role, ThreadFact
+from prdigest.core.models import Dossier, FileFact, Role, SymbolFact, ThreadFact
 from prdigest.core.records import Comment, PullRequest
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
@@ -119,6 +119,9 @@ class FactLine:
     priority: int  # lower goes first when the facts do not all fit
     key: bool  # a key fact: what an entry is expected to draw on
     group: str = ""  # facts of one group (a symbol's file) share a line: ``group: a, b``
+    owner: str = ""  # a member's class: after that class's own fact, ``short`` is shown
+    short: str = ""
+    defines: str = ""  # a class's name (its members that follow are shown short)
 
 
 SYMBOL_LEGEND = "symbols by file: +added −removed ~modified, (changed lines)"
@@ -132,21 +135,36 @@ def _symbol_text(s_id: str, change: str, kind: str, name: str, lines: int) -> st
     return f"{s_id} {mark}{_KIND_SHORT.get(kind, kind)} {name} ({lines})"
 
 
+def _symbol_line(s: SymbolFact, priority: int, key: bool) -> FactLine:
+    name = f"{s.parent}.{s.name}" if s.parent else s.name
+    text = _symbol_text(s.id, s.change, s.kind, name, s.lines_changed)
+    short = f"{s.id} {_CHANGE_MARK.get(s.change, s.change + ' ')}.{s.name} ({s.lines_changed})"
+    group = PurePosixPath(s.path).name
+    defines = s.name if s.kind in ("class", "struct") and not s.parent else ""
+    short_text = short if s.parent else ""
+    return FactLine(s.id, text, priority, key, group, s.parent or "", short_text, defines)
+
+
 def render_facts(lines: Sequence[FactLine]) -> str:
     """The fact lines, grouped ones joined on one line per group (in first-seen order)."""
     out: list[str] = []
     groups: dict[str, list[str]] = {}
+    last_class: dict[str, str] = {}  # per group, the class whose fact came last
     for line in lines:
         if not line.group:
             out.append(line.text)
             continue
+        short = line.owner and last_class.get(line.group) == line.owner
+        text = line.short if short else line.text
+        if line.defines or not short:
+            last_class[line.group] = line.defines
         if line.group not in groups:
             files = line.group.startswith("files in ")
             if not any(g.startswith("files in ") is files for g in groups):
                 out.append(FILES_LEGEND if files else SYMBOL_LEGEND)
             groups[line.group] = []
             out.append(line.group)  # placeholder, filled below
-        groups[line.group].append(line.text)
+        groups[line.group].append(text)
     return "\n".join(f"{x}: {', '.join(groups[x])}" if x in groups else x for x in out)
 
 
@@ -168,12 +186,10 @@ def fact_lines(d: Dossier) -> list[FactLine]:
     """One line per dossier fact, with its id, in dossier order."""
     lines: list[FactLine] = [_file_line(f) for f in d.files]
     for s in d.symbols:
-        name = f"{s.parent}.{s.name}" if s.parent else s.name
-        text = _symbol_text(s.id, s.change, s.kind, name, s.lines_changed)
         key = not s.in_test and s.kind not in ("step", "field")
         # kernel sources after Python: entries cite the Python design first
         priority = (62 if _is_kernel(s.path) else 40) if key else 85
-        lines.append(FactLine(s.id, text, priority, key, PurePosixPath(s.path).name))
+        lines.append(_symbol_line(s, priority, key))
     for t in d.tests:
         extra = ", parametrized" if t.parametrized else ""
         lines.append(FactLine(t.id, f"{t.id} test {t.name} ({t.path}{extra})", 35, True))
@@ -559,6 +575,9 @@ def changed_names(hunks: Sequence[Hunk], shown: str, limit: int = 80) -> list[st
     counts: dict[str, float] = {}
     for hunk in hunks:
         factor = KERNEL_NAME_FACTOR if _is_kernel(hunk.path) else 1.0
+        header, _, _ = hunk.text.partition("\n")
+        for name in _DEFINED.findall(header.rpartition("@@")[2]):  # the function changed
+            counts[name] = counts.get(name, 0.0) + (1.0 + DEFINED_WEIGHT) * factor
         for line in hunk.text.splitlines()[1:]:
             if line[:1] not in "+-":
                 continue

@@ -31,8 +31,8 @@ PROMPT_VERSION = "entry-v3"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
-SHARES = {"facts": 0.30, "body": 0.15, "discussion": 0.20, "diff": 0.35}
-LEFTOVER_ORDER = ("facts", "discussion", "diff", "body")
+SHARES = {"facts": 0.35, "body": 0.15, "discussion": 0.15, "diff": 0.35}
+LEFTOVER_ORDER = ("facts", "body", "diff", "discussion")
 MIN_DATA_TOKENS = 600
 # Budget by level: a must-read PR gets the whole prompt room, the others a slice of it.
 LEVEL_SHARES = {

@@ -176,8 +176,15 @@ class LLMWriter:
         three examples would cost more tokens than their PR data."""
         return format_examples(pick_short_example(self.style or default_reference()))
 
+    @property
+    def one_style_text(self) -> str:
+        """One close-read example, for a worth-reading entry (a must-read one gets three)."""
+        return format_examples(pick_examples(self.style or default_reference(), count=1))
+
     def _style_for(self, level: Level, style: str) -> str:
-        return style if p.deep_level(level) else self.short_style_text
+        if level is Level.MUST_READ:
+            return style
+        return self.one_style_text if p.deep_level(level) else self.short_style_text
 
     @property
     def key(self) -> str:
