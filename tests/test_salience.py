@@ -103,3 +103,49 @@ def test_a_raise_that_only_moves_is_no_new_fail_closed_path() -> None:
     facts = detect([(_fact("pkg/a.py"), gone), (_fact("pkg/b.py"), come), (_fact("pkg/c.py"), new)])
     net = {x.label: x.net for x in facts if x.pattern == "fail_closed"}
     assert net == {"raise ValueError": False, "raise RuntimeError": True}
+
+
+def test_a_kernel_with_many_definitions_leaves_room_for_the_python_files_after_it() -> None:
+    from conftest import file_patch, make_pr
+
+    from prdigest.analyze import MAX_SYMBOLS, analyze
+    from prdigest.core.presets import load_preset
+
+    kernel = [f"void kernel_step_{i}(int x) {{" for i in range(MAX_SYMBOLS + 50)]
+    python = ["def _select_comm_method(config):", "    return config.method"]
+    pr = make_pr(
+        files=[
+            file_patch("csrc/ops/kernel.cpp", kernel, status="added"),
+            file_patch("pkg/ops/select.py", python),
+        ]
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    assert len(d.symbols) <= MAX_SYMBOLS
+    assert "_select_comm_method" in {s.name for s in d.symbols}
+    assert len({s.id for s in d.symbols}) == len(d.symbols)
+
+
+def test_one_salient_fact_per_name_and_file() -> None:
+    patch = parse_patch(
+        "csrc/ops/vec.h",
+        "@@ -1,0 +1,6 @@\n+struct A {\n+  A operator+(const A& o) const;\n+};\n"
+        "+struct B {\n+  B operator+(const B& o) const;\n+};",
+    )
+    fact = _fact("csrc/ops/vec.h", language="cpp")
+    symbols = [
+        SymbolFact(
+            id=f"s{i}",
+            provenance=Provenance(kind="file", ref=fact.path),
+            name="operator",
+            kind="method",
+            path=fact.path,
+            change="added",
+            language="cpp",
+            via="pattern",
+            parent=parent,
+            lines_changed=1,
+        )
+        for i, parent in enumerate(("A", "B"), start=1)
+    ]
+    ranked, _edits = rank([(fact, patch)], symbols, [], Context("t", "", python_carries=False))
+    assert [x.name for x in ranked].count("operator") == 1

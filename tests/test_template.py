@@ -193,3 +193,29 @@ def test_a_fix_title_says_the_symptom_the_body_names(dossiers: dict[int, Dossier
 
 def test_space_between_chinese_and_code() -> None:
     assert space_cjk("新增`x`字段（`y`）") == "新增 `x` 字段（`y`）"
+
+
+def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
+    from conftest import file_patch, make_pr
+
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import other_files
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    pr = make_pr(
+        files=[
+            file_patch("pkg/core/engine.py", ["def step(self):", "    return self.run()"]),
+            file_patch("pkg/core/helpers.py", ["    x = 1"]),
+            file_patch("pkg/core/__init__.py", ["from .engine import step"]),
+            file_patch("tests/test_engine.py", ["def test_step():", "    assert step()"]),
+        ]
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    cited = Cited()
+    cited.name("engine.py", "pkg/core/engine.py")  # named by a focus point already
+    text = other_files(d, Phrases("zh", pr.number), cited)
+    assert "`helpers.py`" in text and "`test_engine.py`" in text
+    assert "engine.py`、" not in text.replace("test_engine.py", "")
+    assert "__init__.py" not in text  # a package marker is no place to read
+    assert other_files(d.model_copy(update={"files": d.files[:1]}), Phrases("zh", 1), cited) == ""

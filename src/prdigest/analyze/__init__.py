@@ -104,26 +104,27 @@ def _file_facts(pr: PullRequest, preset: Preset) -> list[FileFact]:
 def _code_facts(
     parsed: list[tuple[FileFact, ParsedPatch]],
 ) -> tuple[list[SymbolFact], list[TestFact], list[TechniqueFact], moves.Moves]:
-    symbols: list[SymbolFact] = []
+    per_file: list[list[SymbolFact]] = []
     tests: list[TestFact] = []
     techniques: list[TechniqueFact] = []
     for fact, patch in parsed:
         if patch.error or fact.generated:
             continue
         is_test = is_test_file(fact)
-        if len(symbols) < MAX_SYMBOLS:
-            symbols += extract_symbols(
-                patch,
-                language=fact.language,
-                in_test=is_test,
-                status=fact.status,
-                first_id=len(symbols) + 1,
+        per_file.append(
+            extract_symbols(
+                patch, language=fact.language, in_test=is_test, status=fact.status, first_id=1
             )
+        )
         tests += extract_tests(
             patch, language=fact.language, is_test_file=is_test, first_id=len(tests) + 1
         )
         if is_test or any(t.path == fact.path for t in tests):
             techniques += extract_techniques(patch, first_id=len(techniques) + 1)
+    symbols = [
+        s.model_copy(update={"id": f"s{i}"})
+        for i, s in enumerate(_fair_share(per_file, MAX_SYMBOLS), start=1)
+    ]
     found = moves.detect(
         parsed,
         (
@@ -137,10 +138,21 @@ def _code_facts(
         _relocated(s, found).model_copy(
             update={"in_test": s.in_test or (s.path, s.name) in test_names}
         )
-        for s in symbols[:MAX_SYMBOLS]
+        for s in symbols
     ]
     tests = [_relocated_test(t, found) for t in tests]
     return symbols, tests, _unique_techniques(techniques), found
+
+
+def _fair_share(per_file: list[list[SymbolFact]], cap: int) -> list[SymbolFact]:
+    """At most ``cap`` symbols, each file keeping its first ones up to an equal share, so a
+    vendored kernel with hundreds of definitions cannot crowd out the Python files after it."""
+    if sum(len(group) for group in per_file) <= cap:
+        return [s for group in per_file for s in group]
+    share = 0
+    while sum(min(len(group), share + 1) for group in per_file) <= cap:
+        share += 1
+    return [s for group in per_file for s in group[:share]]
 
 
 def _relocated(symbol: SymbolFact, found: moves.Moves) -> SymbolFact:

@@ -578,6 +578,9 @@ def _symbol_facts(
     return found
 
 
+_BEYOND_THERE = ("in_title", "in_body", "tested", "edited", "cross_file")
+
+
 def _identifier_facts(
     names: dict[str, _Name],
     defined: set[str],
@@ -600,7 +603,7 @@ def _identifier_facts(
             change = "gone"
         if entry.path in kernels and context.python_carries:
             reasons.append("kernel")
-        if not any(r in reasons for r in ("in_title", "in_body", "tested", "edited", "cross_file")):
+        if not any(r in reasons for r in _BEYOND_THERE):
             continue  # an identifier needs a reason beyond being there
         found.append(
             SalientFact(
@@ -639,7 +642,11 @@ def rank(
     found = _symbol_facts(symbols, names, context, tested, edited, parsed)
     found += _identifier_facts(names, {s.name for s in symbols}, context, tested, edited, kernels)
     found.sort(key=lambda x: -x.score)
-    ranked = [x.model_copy(update={"id": f"n{i}"}) for i, x in enumerate(found[:MAX_SALIENT], 1)]
+    best: dict[tuple[str, str], SalientFact] = {}
+    for x in found:  # one fact a name and file (a C++ ``operator`` per class is one name)
+        best.setdefault((x.path, x.name), x)
+    unique = list(best.values())
+    ranked = [x.model_copy(update={"id": f"n{i}"}) for i, x in enumerate(unique[:MAX_SALIENT], 1)]
     return ranked, _ranked_edits(raw_edits, symbols, context, {x.name: x.score for x in ranked})
 
 

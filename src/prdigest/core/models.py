@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-ANALYZER_VERSION = "analyze/12"
+ANALYZER_VERSION = "analyze/13"
 
 
 class _Frozen(BaseModel):

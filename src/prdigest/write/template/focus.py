@@ -409,6 +409,38 @@ def _copies_note(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) ->
     return p.get("point", "copies", file=file_name(original, names, cited), count=len(same))
 
 
+MAX_OTHER_FILES = 3
+_NOT_READ = frozenset({"__init__.py", "CMakeLists.txt"})  # a package marker or a build list
+
+
+def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
+    """The other changed files a reader opens, for a PR whose points name few of them: source,
+    test and config files the paragraph has not named, most lines first, Python before kernels
+    when Python carries the change ("" when there are none)."""
+    names = display_names(d.files)
+    python = any(f.role is Role.SOURCE and f.language == "python" for f in d.files)
+    candidates = [
+        f
+        for f in d.files
+        if f.role in (Role.SOURCE, Role.TEST, Role.CONFIG)
+        and not (f.generated or f.duplicate_of or f.binary)
+        and f.additions + f.deletions
+        and PurePosixPath(f.path).name not in _NOT_READ
+        and names.get(f.path, f.path) not in cited.refs
+    ]
+    if not candidates:
+        return ""
+    candidates.sort(key=lambda f: (python and f.language == "cpp", -(f.additions + f.deletions)))
+    shown = candidates[:MAX_OTHER_FILES]
+    for f in shown:
+        cited.fact(f.id)
+    said = {f.path for f in shown}
+    more = sum(1 for f in d.files if f.path not in said and names[f.path] not in cited.refs)
+    listed = p.join([file_name(f.path, names, cited) for f in shown])
+    key = "other_files_more" if more else "other_files"
+    return p.get("point", key, files=listed, count=more) + p.stop
+
+
 def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[str]:
     """Two to four places to read, the most telling first: what the PR rewrote, the most
     salient definitions, the new tests, the names the body talks about, new state and knobs."""

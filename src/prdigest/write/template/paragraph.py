@@ -8,12 +8,13 @@ point, the shape remark. Past ``paragraph_hard_max`` discussion and follow-ups g
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
-from prdigest.write.template.focus import focus_points, render_focus
+from prdigest.write.template.focus import focus_points, other_files, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
@@ -71,6 +72,15 @@ def _shape(d: Dossier, p: Phrases) -> str:
     return ""
 
 
+def _untagged(point: str, p: Phrases) -> str:
+    """A focus point without its "(named in the body)"-style reason tags: the names stay."""
+    open_, close = p.w.paren
+    for reason in p.book["reason"].values():
+        pattern = re.escape(open_ + str(reason) + close).replace(re.escape("{files}"), r"\d+")
+        point = re.sub(pattern, "", point)
+    return point
+
+
 @dataclass
 class _Draft:
     """The pieces of a paragraph, in DESIGN §1 order, before they are joined."""
@@ -80,8 +90,10 @@ class _Draft:
     why: list[str]
     shape: str
     points: list[str]
+    others: str  # the other files to open, said after the points
     discussion: list[str]
     followups: list[str]
+    limit: int = 0  # the length the shrinking aims under
 
     def text(self) -> str:
         pieces = [
@@ -89,6 +101,7 @@ class _Draft:
             render_why(self.why, self.p),
             self.shape,
             render_focus(self.points, self.p),
+            self.others if self.points else "",
             render_discussion(self.discussion, self.p),
             render_followups(self.followups, self.p),
         ]
@@ -96,8 +109,9 @@ class _Draft:
 
     def shrink(self) -> bool:
         """Drop the least important remaining detail; False when nothing more can go."""
-        steps = (
-            None,
+        steps: tuple[str | tuple[list[str], int], ...] = (
+            "shape",
+            "others",
             (self.discussion, 3),
             (self.followups, 2),
             (self.why, 2),
@@ -106,19 +120,35 @@ class _Draft:
             (self.followups, 1),
             (self.why, 1),
             (self.discussion, 1),
+            "tags",
             (self.points, 2),
             (self.why, 0),
         )
         for step in steps:
-            if step is None:
-                if self.shape:
-                    self.shape = ""
+            if isinstance(step, str):
+                if self._drop(step):
                     return True
                 continue
             items, keep = step
             if len(items) > keep:
                 items.pop()
                 return True
+        return False
+
+    def _drop(self, step: str) -> bool:
+        """One-off steps: the shape remark, the reason tags of the points, the other files."""
+        if step == "shape" and self.shape:
+            self.shape = ""
+            return True
+        if step == "others" and self.others:
+            self.others = ""
+            return True
+        if step == "tags":  # only when that alone makes the paragraph fit: a point costs more
+            tagged = list(self.points)
+            self.points[:] = [_untagged(x, self.p) for x in tagged]
+            if self.points != tagged and len(self.text()) <= self.limit:
+                return True
+            self.points[:] = tagged
         return False
 
 
@@ -139,11 +169,13 @@ def paragraph_for(
         why_parts(d, p, cited),
         _shape(d, p),
         focus_points(d, a, p, cited),
+        other_files(d, p, cited),
         discussion_parts(d, p, cited) if deep else [],
         followup_items(d, p, cited, 3 if deep else 1),
     )
     # a paragraph for a PR not worth a close read stays within the short bound readers expect
     limit = bounds.paragraph_max if deep else min(bounds.paragraph_max, bounds.paragraph_short[1])
+    draft.limit = limit
     while len(draft.text()) > limit and draft.shrink():
         pass
     hard = bounds.paragraph_hard_max if deep else limit
