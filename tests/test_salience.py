@@ -106,10 +106,10 @@ def test_a_raise_that_only_moves_is_no_new_fail_closed_path() -> None:
 
 
 def test_a_kernel_with_many_definitions_leaves_room_for_the_python_files_after_it() -> None:
-    from conftest import file_patch, make_pr
-
     from prdigest.analyze import MAX_SYMBOLS, analyze
     from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
 
     kernel = [f"void kernel_step_{i}(int x) {{" for i in range(MAX_SYMBOLS + 50)]
     python = ["def _select_comm_method(config):", "    return config.method"]

@@ -196,12 +196,12 @@ def test_space_between_chinese_and_code() -> None:
 
 
 def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
-    from conftest import file_patch, make_pr
-
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset
     from prdigest.write.template.focus import other_files
     from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
 
     pr = make_pr(
         files=[
