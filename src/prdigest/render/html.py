@@ -27,7 +27,8 @@ from markupsafe import Markup, escape
 
 from prdigest.core.locale import locale
 from prdigest.core.models import Digest, DigestItem, Entry, Level
-from prdigest.render.common import area_name, one_line
+from prdigest.core.names import is_repo_path
+from prdigest.render.common import area_name, one_line, visible
 from prdigest.render.markdown import permalink
 
 SHA = re.compile(r"^[0-9a-f]{7,64}$")
@@ -105,7 +106,7 @@ def area_key(item: DigestItem) -> str:
 def paragraph_html(entry: Entry, sha: str | None) -> Markup:
     """The paragraph as HTML: prose escaped, code names in ``<code>``, linked when known."""
     text = one_line(entry.paragraph or "")
-    refs = {r.name: r for r in entry.code_refs if r.path}
+    refs = {r.name: r for r in entry.code_refs if r.path and is_repo_path(r.path)}
     linkable = sha is not None and SHA.match(sha) is not None
     parts: list[Markup] = []
     position = 0
@@ -142,13 +143,13 @@ def item_view(item: DigestItem, digest: Digest) -> dict[str, Any]:
         "url": pr_url(item.pr.repo, item.pr.number),
         "title": one_line(item.entry.title),
         "original": one_line(item.pr.title),
-        "author": item.pr.author,
+        "author": visible(item.pr.author) if item.pr.author else None,
         "additions": item.pr.additions,
         "deletions": item.pr.deletions,
         "level": item.assessment.level.value,
         "level_label": words.label(item.assessment.level),
         "area_key": area_key(item),
-        "area": area_name(digest, item.pr.area),
+        "area": one_line(area_name(digest, item.pr.area)),
         "coverage": item.pr.coverage if item.pr.coverage != "full" else None,
         "fallback": item.entry.fallback,
         "paragraph": (

@@ -18,8 +18,9 @@ from urllib.parse import quote
 
 from prdigest.core.locale import locale
 from prdigest.core.models import CodeRef, Digest, DigestItem, Entry
+from prdigest.core.names import is_repo_path
 from prdigest.core.records import LOGIN_PATTERN
-from prdigest.render.common import counts_line, empty_message, one_line
+from prdigest.render.common import counts_line, empty_message, one_line, visible
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")  # what can open markup anywhere in a line
 _LINK_TAIL = re.compile(r"\\\]\(")  # "](" would start a link's target: escape the "(" too
@@ -35,7 +36,7 @@ def escape(text: str, *, line_start: bool = True) -> str:
 
     Whitespace is folded but kept at the ends, so fragments between code spans join cleanly.
     """
-    squashed = _squash(text)
+    squashed = visible(_squash(text))
     out: list[str] = []
     position = 0
     for match in _MENTION.finditer(squashed):
@@ -80,7 +81,7 @@ def permalink(repo: str, sha: str, ref: CodeRef) -> str:
 def paragraph_markdown(entry: Entry, sha: str | None) -> str:
     """The paragraph with code spans kept, prose escaped, and code names linked when possible."""
     text = one_line(entry.paragraph or "")
-    refs = {r.name: r for r in entry.code_refs if r.path}
+    refs = {r.name: r for r in entry.code_refs if r.path and is_repo_path(r.path)}
     out: list[str] = []
     position = 0
     for match in _CODE_SPAN.finditer(text):
