@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +135,12 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]
         target = request.getfixturevalue("pg_url")
     with open_store(target) as opened:
         yield opened
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int) -> None:
+    """After a full run in which every reliability scenario ran and passed, rewrite
+    ``RELIABILITY.md`` from its figures (``tests/reliability_report.py``)."""
+    import reliability_report
+
+    if exitstatus == 0 and reliability_report.complete() and reliability_report.write():
+        terminalreporter.write_line(f"{reliability_report.REPORT.name} rewritten: commit it")

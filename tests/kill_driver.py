@@ -127,7 +127,16 @@ def _child(job: dict[str, Any]) -> None:
 def serve() -> None:
     """Fork server: prdigest is imported once; each job (a JSON line on stdin) runs in a fresh
     fork and its exit status (negative: killed by that signal) is written as a JSON line."""
-    import prdigest.cli  # noqa: F401 - imported before forking, so each job starts at once
+    # Imported before forking, so each job starts at once (the CLI loads most of them lazily;
+    # openai alone takes about a second).
+    import prdigest.cli
+    import prdigest.pipeline.run_all
+    import prdigest.publish.channels
+    import prdigest.publish.site.builder
+    import prdigest.render.atom
+    import prdigest.render.html
+    import prdigest.sources.jsonl
+    import prdigest.write.llm.writer  # noqa: F401
 
     _install()
     for line in sys.stdin:

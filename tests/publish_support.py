@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -283,3 +284,23 @@ def require_chromium() -> str:
             pytest.fail(f"Chromium not found at {CHROMIUM} but PRDIGEST_REQUIRE_BROWSER is set")
         pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
     return found
+
+
+def assert_page_inert(tab: Any, dialogs: list[str], *, scripts: int = 1) -> None:
+    """A site page open in Chromium (a Playwright page) ran nothing from PR text: no
+    ``window.__pwned``, no dialog, only the page's own ``scripts`` (a digest page has its filter
+    script), no handler attributes, no embedded media, and links only to GitHub and the site."""
+    assert tab.evaluate("typeof window.__pwned") == "undefined"
+    assert dialogs == []
+    assert tab.eval_on_selector_all("script", "s => s.length") == scripts
+    handlers = tab.evaluate(
+        """() => Array.from(document.querySelectorAll('*')).flatMap(
+             e => Array.from(e.attributes).filter(a => a.name.startsWith('on')).map(a => a.name))"""
+    )
+    assert handlers == []
+    assert tab.eval_on_selector_all("img, svg, iframe, object, embed", "e => e.length") == 0
+    hrefs = tab.eval_on_selector_all("a[href]", "a => a.map(x => x.getAttribute('href'))")
+    for href in hrefs:  # GitHub, or a page of the site itself (no scheme, no other host)
+        external = re.match(r"[a-z][a-z0-9+.-]*:|//", href, re.I) is not None
+        assert href.startswith("https://github.com/") or not external, href
+        assert "javascript:" not in href.lower()

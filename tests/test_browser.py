@@ -24,6 +24,7 @@ from publish_support import (
     EVIL_NUMBER,
     QUOTING_LABEL,
     REPO,
+    assert_page_inert,
     fixture_store,
     make_digest,
     quoting_digest,
@@ -197,23 +198,7 @@ def test_area_and_level_filters_combine(site: Site, page: Page) -> None:
 
 
 def _assert_inert(page: Page) -> None:
-    tab = page.page
-    assert tab.evaluate("typeof window.__pwned") == "undefined"
-    assert page.dialogs == []
-    # the only script is the page's own filter script; no handler attributes exist
-    assert tab.eval_on_selector_all("script", "s => s.length") == 1
-    handlers = tab.evaluate(
-        """() => Array.from(document.querySelectorAll('*')).flatMap(
-             e => Array.from(e.attributes).filter(a => a.name.startsWith('on')).map(a => a.name))"""
-    )
-    assert handlers == []
-    assert tab.eval_on_selector_all("img, svg, iframe, object, embed", "e => e.length") == 0
-    hrefs = tab.eval_on_selector_all("a[href]", "a => a.map(x => x.getAttribute('href'))")
-    for href in hrefs:
-        assert href.startswith(
-            ("https://github.com/", "#", "../", "index.html", "2026-", "feed")
-        ), href
-        assert "javascript:" not in href.lower()
+    assert_page_inert(page.page, page.dialogs)
 
 
 def test_hostile_pr_text_renders_as_text_and_runs_nothing(site: Site, page: Page) -> None:

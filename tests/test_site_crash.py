@@ -14,6 +14,7 @@ from prdigest.publish.site.builder import MANIFEST, TEMP_PREFIX
 
 from kill_support import kill_server
 from publish_support import REPO, fixture_record_data, write_jsonl
+from reliability_report import record
 
 
 def site_files(root: Path) -> dict[str, bytes]:
@@ -36,6 +37,7 @@ def test_kill_at_every_site_file_replace(tmp_path: Path) -> None:
         assert done.status == 0, done.stderr
         expected = site_files(reference)
         assert counts["replace"] == len(expected) >= 5
+        tried = 0
         for point in range(1, counts["replace"] + 1):
             out = tmp_path / f"site{point}"
             killed = server.run(
@@ -52,3 +54,5 @@ def test_kill_at_every_site_file_replace(tmp_path: Path) -> None:
             assert "1 leftover temp file(s) removed" in again.stdout
             assert site_files(out) == expected
             assert MANIFEST in expected
+            tried += 1
+    record("site killed before each file rename", tried, tried)

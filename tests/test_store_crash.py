@@ -22,6 +22,7 @@ from prdigest.store.schema import metadata
 from kill_support import kill_server
 from pg_support import PgServer
 from publish_support import fixture_record_data, write_jsonl
+from reliability_report import record
 
 
 def assert_complete(db: str) -> None:
@@ -63,11 +64,13 @@ def kill_during_creation(make_db: Callable[[], str], tmp_path: Path) -> int:
 def test_kill_at_every_schema_statement_sqlite(tmp_path: Path) -> None:
     names = count()
     tried = kill_during_creation(lambda: str(tmp_path / f"s{next(names)}.sqlite3"), tmp_path)
+    record("import killed after each schema statement (SQLite)", tried, tried)
     assert tried >= len(metadata.sorted_tables)
 
 
 def test_kill_at_every_schema_statement_postgresql(pg_server: PgServer, tmp_path: Path) -> None:
     tried = kill_during_creation(pg_server.create_database, tmp_path)
+    record("import killed after each schema statement (PostgreSQL)", tried, tried)
     assert tried >= len(metadata.sorted_tables)
 
 

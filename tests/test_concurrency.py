@@ -1,0 +1,93 @@
+"""Two and four ``run-all`` processes at once on one store: SQLite file and PostgreSQL database.
+
+Reproduces issue 14: the second of two runs died with ``IntegrityError`` (exit 10) and still
+built a site; a second ``sync`` died with ``OperationalError`` or ``IntegrityError``. Now each run
+either does the work or stops with "another run of R is in progress" (exit 11); the store ends
+complete, with one digest, and the chat message went out once.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prdigest.store import open_store
+
+from pg_support import PgServer
+from publish_support import REPO, fixture_record_data, receiver, write_jsonl
+from reliability_report import record
+
+CONFIG = """{db_line}
+[site]
+dir = "public"
+
+[[repos]]
+name = "{repo}"
+path = "prs.jsonl"
+
+[channels.team]
+type = "feishu"
+webhook_env = "PRD_CONC_FEISHU_URL"
+"""
+
+
+def concurrent_runs(workdir: Path, db: str, count: int, hook_url: str) -> list[tuple[int, str]]:
+    db_line = f'db = "{db}"' if "://" not in db else ""
+    (workdir / "prdigest.toml").write_text(CONFIG.format(db_line=db_line, repo=REPO))
+    env = {**os.environ, "PRD_CONC_FEISHU_URL": hook_url}
+    if "://" in db:
+        env["PRDIGEST_DB"] = db
+    args = [sys.executable, "-m", "prdigest", "run-all", "--date", "2026-06-10"]
+    runs = [
+        subprocess.Popen(
+            args, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(count)
+    ]
+    results = []
+    for run in runs:
+        _, err = run.communicate(timeout=600)
+        results.append((run.returncode, err))
+    return results
+
+
+def check(tmp_path: Path, make_db: object, backend: str) -> None:
+    tried = survived = 0
+    for count in (2, 4):
+        workdir = tmp_path / f"{backend}{count}"
+        workdir.mkdir()
+        write_jsonl(workdir / "prs.jsonl", fixture_record_data())
+        db = make_db(workdir)  # type: ignore[operator]
+        with receiver() as hook:
+            results = concurrent_runs(workdir, db, count, f"{hook.url}/hook")
+            final = concurrent_runs(workdir, db, 1, f"{hook.url}/hook")
+            posts = len(hook.requests)
+        for code, err in results:
+            tried += 1
+            assert code in (0, 11), err
+            assert "Traceback" not in err
+            if code == 11:
+                assert f"another run of {REPO} is in progress (pid " in err
+            survived += 1
+        assert any(code == 0 for code, _ in results), results
+        assert final[0][0] == 0, final[0][1]
+        target = db if "://" in db else str(workdir / db)
+        with open_store(target) as store:
+            assert len(list(store.records.stream(REPO))) == len(fixture_record_data())
+            assert len(store.digests.query(REPO)) == 1
+        assert posts == 1  # however many runs raced, the channel got the digest once
+    record(f"concurrent runs on one store ({backend})", tried, survived)
+
+
+@pytest.mark.slow
+def test_concurrent_runs_on_one_sqlite_file(tmp_path: Path) -> None:
+    check(tmp_path, lambda workdir: "state.sqlite3", "SQLite")
+
+
+@pytest.mark.slow
+def test_concurrent_runs_on_one_postgresql_database(pg_server: PgServer, tmp_path: Path) -> None:
+    check(tmp_path, lambda workdir: pg_server.create_database(), "PostgreSQL")
