@@ -10,11 +10,14 @@ import json
 import os
 import re
 import shutil
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email import message_from_bytes, policy
+from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -259,6 +262,62 @@ def receiver(**kwargs: Any) -> Iterator[Receiver]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# -- a local SMTP server (aiosmtpd) -------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Mailbox:
+    """Every message the SMTP server took (raw and parsed) and every password a login gave."""
+
+    password: bytes | None = None  # when set, a login is required and must give it
+    raw: list[bytes] = field(default_factory=list)
+    messages: list[EmailMessage] = field(default_factory=list)
+    logins: list[bytes] = field(default_factory=list)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.raw.append(bytes(envelope.content))
+        message = message_from_bytes(envelope.content, policy=policy.default)
+        assert isinstance(message, EmailMessage)
+        self.messages.append(message)
+        return "250 OK"
+
+    def authenticate(
+        self, server: Any, session: Any, envelope: Any, mechanism: str, data: Any
+    ) -> Any:
+        from aiosmtpd.smtp import AuthResult
+
+        self.logins.append(data.password)
+        return AuthResult(success=data.password == self.password)
+
+    def clear(self) -> None:
+        self.raw.clear()
+        self.messages.clear()
+        self.logins.clear()
+
+
+@contextmanager
+def smtp_receiver(password: str | None = None) -> Iterator[tuple[Mailbox, int]]:
+    """An SMTP server on 127.0.0.1 (no TLS); the mailbox and its port."""
+    controller_module = pytest.importorskip("aiosmtpd.controller")
+    mailbox = Mailbox(password.encode() if password else None)
+    port = free_port()
+    auth: dict[str, Any] = {}
+    if password:
+        auth = {"authenticator": mailbox.authenticate, "auth_require_tls": False}
+    controller = controller_module.Controller(mailbox, hostname="127.0.0.1", port=port, **auth)
+    controller.start()
+    try:
+        yield mailbox, port
+    finally:
+        controller.stop()
 
 
 # -- headless Chromium -------------------------------------------------------------------------

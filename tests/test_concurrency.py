@@ -1,4 +1,5 @@
-"""Two and four ``run-all`` processes at once on one store: SQLite file and PostgreSQL database.
+"""Two and four ``run-all`` processes at once on one store, and two ``sync`` from GitHub at once:
+SQLite file and PostgreSQL database.
 
 Reproduces issue 14: the second of two runs died with ``IntegrityError`` (exit 10) and still
 built a site; a second ``sync`` died with ``OperationalError`` or ``IntegrityError``. Now each run
@@ -17,6 +18,7 @@ import pytest
 
 from prdigest.store import open_store
 
+from fakegithub import FakeClock, FakeGitHub, window_records
 from pg_support import PgServer
 from publish_support import REPO, fixture_record_data, receiver, write_jsonl
 from reliability_report import record
@@ -35,24 +37,37 @@ webhook_env = "PRD_CONC_FEISHU_URL"
 """
 
 
+def at_once(
+    args: list[str], count: int, cwd: Path, env: dict[str, str]
+) -> list[tuple[int, str, str]]:
+    """``count`` processes of ``python -m prdigest ARGS`` started together; each one's exit code,
+    stdout and stderr."""
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "prdigest", *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    results = []
+    for run in runs:
+        out, err = run.communicate(timeout=600)
+        results.append((run.returncode, out, err))
+    return results
+
+
 def concurrent_runs(workdir: Path, db: str, count: int, hook_url: str) -> list[tuple[int, str]]:
     db_line = f'db = "{db}"' if "://" not in db else ""
     (workdir / "prdigest.toml").write_text(CONFIG.format(db_line=db_line, repo=REPO))
     env = {**os.environ, "PRD_CONC_FEISHU_URL": hook_url}
     if "://" in db:
         env["PRDIGEST_DB"] = db
-    args = [sys.executable, "-m", "prdigest", "run-all", "--date", "2026-06-10"]
-    runs = [
-        subprocess.Popen(
-            args, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        for _ in range(count)
-    ]
-    results = []
-    for run in runs:
-        _, err = run.communicate(timeout=600)
-        results.append((run.returncode, err))
-    return results
+    results = at_once(["run-all", "--date", "2026-06-10"], count, workdir, env)
+    return [(code, err) for code, _, err in results]
 
 
 def check(tmp_path: Path, make_db: object, backend: str) -> None:
@@ -91,3 +106,35 @@ def test_concurrent_runs_on_one_sqlite_file(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_concurrent_runs_on_one_postgresql_database(pg_server: PgServer, tmp_path: Path) -> None:
     check(tmp_path, lambda workdir: pg_server.create_database(), "PostgreSQL")
+
+
+SYNCED = window_records(12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["SQLite", "PostgreSQL"])
+def test_two_syncs_at_once_from_github(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    db = str(tmp_path / "s.sqlite3") if backend == "SQLite" else request.getfixturevalue("pg_url")
+    with FakeGitHub(SYNCED, clock=FakeClock(1_781_000_000.0)) as github:
+        env = {
+            **os.environ,
+            "GITHUB_TOKEN": github.token,
+            "GITHUB_API_URL": github.url,
+            "GITHUB_GRAPHQL_URL": github.graphql_url,
+        }
+        args = ["sync", "--repo", REPO, "--date", "2026-06-10", "--tz", "UTC", "--db", db]
+        results = at_once(args, 2, tmp_path, env)
+        [(last, _, summary)] = at_once(args, 1, tmp_path, env)
+    for code, _, err in results:
+        assert code in (0, 11), err
+        assert "Traceback" not in err and "Error" not in err.replace("Error: another run", "")
+    assert any(code == 0 for code, _, _ in results), results
+    count = len(SYNCED)  # the run after them finds every PR stored (its summary is on stderr)
+    assert last == 0 and f"{count} PRs listed, 0 stored, {count} unchanged" in summary, summary
+    with open_store(db) as store:
+        assert sorted(pr.number for pr in store.records.stream(REPO)) == sorted(
+            r["number"] for r in SYNCED
+        )
+    record(f"concurrent runs on one store ({backend})", len(results), len(results))

@@ -21,12 +21,10 @@ import io
 import json
 import logging
 import re
-import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from html.parser import HTMLParser
@@ -58,6 +56,7 @@ from publish_support import (
     fixture_record_data,
     receiver,
     require_chromium,
+    smtp_receiver,
     write_jsonl,
 )
 from reliability_report import record
@@ -178,46 +177,6 @@ def model_reply(call: Call) -> Reply:
 # -- receivers --------------------------------------------------------------------------------
 
 
-@dataclass
-class Mailbox:
-    messages: list[bytes] = field(default_factory=list)
-    logins: list[bytes] = field(default_factory=list)
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.messages.append(bytes(envelope.content))
-        return "250 OK"
-
-    def authenticate(self, *args: Any) -> Any:
-        from aiosmtpd.smtp import AuthResult
-
-        self.logins.append(args[-1].password)
-        return AuthResult(success=args[-1].password == SECRETS["PRD_H_SMTP_PASSWORD"].encode())
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def smtp_server() -> Iterator[tuple[Mailbox, int]]:
-    controller_module = pytest.importorskip("aiosmtpd.controller")
-    mailbox, port = Mailbox(), _free_port()
-    controller = controller_module.Controller(
-        mailbox,
-        hostname="127.0.0.1",
-        port=port,
-        authenticator=mailbox.authenticate,
-        auth_require_tls=False,
-    )
-    controller.start()
-    try:
-        yield mailbox, port
-    finally:
-        controller.stop()
-
-
 def respond(request: Received) -> tuple[int, dict[str, str], bytes]:
     if request.path.startswith("/slack"):
         return 200, {"Content-Type": "text/plain"}, b"ok"
@@ -288,7 +247,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             FakeGitHub(records, token=SECRETS["GITHUB_TOKEN"], clock=FakeClock(time.time())) as gh,
             FakeLLM(model) as llm,
             receiver(responder=respond) as hook,
-            smtp_server() as (mailbox, port),
+            smtp_receiver(SECRETS["PRD_H_SMTP_PASSWORD"]) as (mailbox, port),
             pytest.MonkeyPatch.context() as env,
         ):
             for name, value in SECRETS.items():
@@ -314,9 +273,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         for fmt, output in outputs.items():
             (workdir / f"digest.{fmt}").write_text(output, encoding="utf-8")
         log = "\n".join(logs.lines)
-        yield Run(
-            workdir, code, transcript, log, outputs, payloads, mailbox.messages, prompts, levels
-        )
+        yield Run(workdir, code, transcript, log, outputs, payloads, mailbox.raw, prompts, levels)
     finally:
         root.removeHandler(logs)
         root.setLevel(old_level)

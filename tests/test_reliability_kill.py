@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import re
 import signal
-import socket
 import time
 from collections import Counter
-from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,7 @@ from prdigest.store import open_store
 from fakegithub import REPO, FakeClock, FakeGitHub, window_records
 from fakellm import FakeLLM, Reply
 from kill_support import KillServer, kill_server
-from publish_support import receiver
+from publish_support import Mailbox, receiver, smtp_receiver
 from reliability_report import record
 
 RECORDS = window_records(14)
@@ -44,21 +42,6 @@ WHERE = {  # what each kind of kill point interrupts
     "replace": "before a site file's rename",
     "smtp": "after the SMTP server took the mail",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Mailbox:
-    def __init__(self) -> None:
-        self.messages: list[Any] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.messages.append(message_from_bytes(envelope.content, policy=policy.default))
-        return "250 OK"
 
 
 CONFIG = """
@@ -124,62 +107,55 @@ def spread(count: int, points: int) -> list[int]:
 
 @pytest.mark.slow
 def test_run_all_killed_at_30_points_ends_as_an_uninterrupted_run(tmp_path: Path) -> None:
-    controller_module = pytest.importorskip("aiosmtpd.controller")
-    mailbox = Mailbox()
-    port = free_port()
-    controller = controller_module.Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
     tried: Counter[str] = Counter()
     survived: Counter[str] = Counter()
-    try:
-        with (
-            FakeGitHub(RECORDS, clock=FakeClock(time.time())) as github,
-            FakeLLM(lambda call: Reply(content="not a JSON object")) as llm,
-            receiver() as hook,
-            kill_server(tmp_path / "jobs") as server,
-        ):
-            env = {
-                "GITHUB_TOKEN": github.token,
-                "GITHUB_API_URL": github.url,
-                "GITHUB_GRAPHQL_URL": github.graphql_url,
-                "PRDIGEST_LLM_API_KEY": "sk-kill-test",
-                "PRD_KILL_FEISHU_URL": f"{hook.url}/hook",
-            }
-            config_text = CONFIG.format(llm=llm.url, repo=REPO, smtp=port)
+    with (
+        smtp_receiver() as (mailbox, port),
+        FakeGitHub(RECORDS, clock=FakeClock(time.time())) as github,
+        FakeLLM(lambda call: Reply(content="not a JSON object")) as llm,
+        receiver() as hook,
+        kill_server(tmp_path / "jobs") as server,
+    ):
+        env = {
+            "GITHUB_TOKEN": github.token,
+            "GITHUB_API_URL": github.url,
+            "GITHUB_GRAPHQL_URL": github.graphql_url,
+            "PRDIGEST_LLM_API_KEY": "sk-kill-test",
+            "PRD_KILL_FEISHU_URL": f"{hook.url}/hook",
+        }
+        config_text = CONFIG.format(llm=llm.url, repo=REPO, smtp=port)
 
-            def fresh(name: str) -> Path:
-                workdir = tmp_path / name
-                workdir.mkdir()
-                (workdir / "prdigest.toml").write_text(config_text, encoding="utf-8")
-                hook.requests.clear()
-                mailbox.messages.clear()
-                return workdir
+        def fresh(name: str) -> Path:
+            workdir = tmp_path / name
+            workdir.mkdir()
+            (workdir / "prdigest.toml").write_text(config_text, encoding="utf-8")
+            hook.requests.clear()
+            mailbox.clear()
+            return workdir
 
-            args = ["run-all", "--date", "2026-06-10", "--config", "prdigest.toml"]
-            reference_dir = fresh("reference")
-            done, counts = server.counts(args, env=env, cwd=reference_dir)
-            assert done.status == 0, done.stdout + done.stderr
-            reference = snapshot(reference_dir)
-            assert len(reference["records"]) == len(RECORDS) and reference["digests"]
-            assert len(hook.requests) == 1 and len(mailbox.messages) == 1
-            points = [(k, n) for k, many in KINDS.items() for n in spread(counts[k], many)]
-            assert len(points) >= 30, counts
-            for kind, number in points:
-                tried[kind] += 1
-                survived[kind] += _kill_and_rerun(
-                    server,
-                    fresh(f"{kind}{number}"),
-                    args,
-                    env,
-                    f"{kind}:{number}",
-                    reference,
-                    hook,
-                    mailbox,
-                )
-    finally:
-        controller.stop()
-        for kind, what in WHERE.items():
-            record(SCENARIO.format(what=what), tried[kind], survived[kind])
+        args = ["run-all", "--date", "2026-06-10", "--config", "prdigest.toml"]
+        reference_dir = fresh("reference")
+        done, counts = server.counts(args, env=env, cwd=reference_dir)
+        assert done.status == 0, done.stdout + done.stderr
+        reference = snapshot(reference_dir)
+        assert len(reference["records"]) == len(RECORDS) and reference["digests"]
+        assert len(hook.requests) == 1 and len(mailbox.messages) == 1
+        points = [(k, n) for k, many in KINDS.items() for n in spread(counts[k], many)]
+        assert len(points) >= 30, counts
+        for kind, number in points:
+            tried[kind] += 1
+            survived[kind] += _kill_and_rerun(
+                server,
+                fresh(f"{kind}{number}"),
+                args,
+                env,
+                f"{kind}:{number}",
+                reference,
+                hook,
+                mailbox,
+            )
+    for kind, what in WHERE.items():
+        record(SCENARIO.format(what=what), tried[kind], survived[kind])
     assert survived == tried and sum(tried.values()) >= 30
 
 

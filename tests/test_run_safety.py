@@ -9,26 +9,16 @@ server accepted a mail, or while a Feishu webhook was answering, posted the mess
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
-from email import message_from_bytes, policy
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from kill_support import kill_server
 from pg_support import PgServer
-from publish_support import REPO, fixture_record_data, receiver, write_jsonl
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
+from publish_support import REPO, fixture_record_data, receiver, smtp_receiver, write_jsonl
 
 HOLD = textwrap.dedent(
     """
@@ -146,15 +136,6 @@ to = ["team@example.org"]
 """
 
 
-class Mailbox:
-    def __init__(self) -> None:
-        self.messages: list[Any] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.messages.append(message_from_bytes(envelope.content, policy=policy.default))
-        return "250 OK"
-
-
 @pytest.mark.parametrize(("kill", "mail", "posts"), [("smtp:1", 2, 1), ("http:1", 1, 1)])
 def test_a_kill_after_the_service_took_a_message(
     kill: str, mail: int, posts: int, tmp_path: Path
@@ -162,18 +143,13 @@ def test_a_kill_after_the_service_took_a_message(
     """smtp:1 kills right after the SMTP server accepted the mail: e-mail is at-least-once, so
     it is sent again with the same Message-ID (clients fold the two). http:1 kills after the
     webhook answered: chat is at-most-once, so it is reported and not posted again."""
-    controller_module = pytest.importorskip("aiosmtpd.controller")
-    mailbox = Mailbox()
-    port = free_port()
-    controller = controller_module.Controller(mailbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    order = CHANNELS.format(port=port)
-    if kill.startswith("smtp"):  # mail first, so the kill comes before the webhook
-        order = order.split("[channels.mail]")[1]
-        order = "[channels.mail]" + order + CHANNELS.split("[channels.mail]")[0]
-    config = write_config(tmp_path, "state.sqlite3", order)
-    args = ["run-all", "--config", str(config), "--date", "2026-06-10"]
-    try:
+    with smtp_receiver() as (mailbox, port):
+        order = CHANNELS.format(port=port)
+        if kill.startswith("smtp"):  # mail first, so the kill comes before the webhook
+            order = order.split("[channels.mail]")[1]
+            order = "[channels.mail]" + order + CHANNELS.split("[channels.mail]")[0]
+        config = write_config(tmp_path, "state.sqlite3", order)
+        args = ["run-all", "--config", str(config), "--date", "2026-06-10"]
         with receiver() as hook, kill_server(tmp_path / "jobs") as server:
             env = {"PRD_SAFETY_FEISHU_URL": f"{hook.url}/hook"}
             killed = server.run(kill, args, env=env, cwd=tmp_path)
@@ -181,8 +157,6 @@ def test_a_kill_after_the_service_took_a_message(
             again, _ = server.counts(args, env=env, cwd=tmp_path)
             third, _ = server.counts(args, env=env, cwd=tmp_path)
             webhook_posts = len(hook.requests)
-    finally:
-        controller.stop()
     assert again.status == 0, again.stdout + again.stderr
     assert third.status == 0, third.stdout + third.stderr
     assert webhook_posts == posts
