@@ -144,6 +144,7 @@ def test_the_names_index_names_the_function_a_hidden_hunk_changes() -> None:
     )
     assert changed_names([hunk], shown="") == ["_get_hit_tokens"]
     assert changed_names([hunk], shown="see _get_hit_tokens") == []  # shown already
+    assert changed_names([hunk], shown="s6 +._get_hit_tokens (3)") == []  # a member fact
 
 
 def test_license_headers_and_import_runs_are_folded_but_includes_and_code_stay() -> None:
@@ -257,3 +258,19 @@ def test_examples_by_level_three_for_must_read_one_for_the_others() -> None:
     assert len(shown) == 1 and shown[0] == examples[0]  # one close-read example
     short = [e for e in default_reference().entries if e.paragraph in systems[Level.SKIM]]
     assert len(short) == 1 and short[0].level is Level.SKIM  # a short example for a short entry
+
+
+def test_the_cut_off_lines_of_a_clipped_hunk_are_in_the_names_index() -> None:
+    pr, dossier, _ = analyzed(56104)
+    body = [f"+    value_{i} = compute_part_{i}(value_{i - 1})" for i in range(1, 400)]
+    body.append("+    def finish_the_late_step():")  # a definition: first in the index
+    patch = "\n".join(["@@ -1,1 +1,401 @@ def build(", *body])
+    one = pr.model_copy(
+        update={"files": (FileChange(path="pkg/late.py", additions=400, patch=patch),)}
+    )
+    sliced = diff_slice(one, dossier, 1500)
+    assert "clipped" in sliced.text  # the hunk is shown in part
+    index = next(x for x in sliced.text.splitlines() if x.startswith("未展示的改动行中的名字"))
+    names = index.split(": ", 1)[1].split(", ")
+    assert names[0] == "finish_the_late_step"
+    assert "compute_part_1" not in names and "compute_part_1(" in sliced.text  # shown already

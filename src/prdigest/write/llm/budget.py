@@ -588,7 +588,7 @@ def changed_names(hunks: Sequence[Hunk], shown: str, limit: int = 80) -> list[st
 
 
 def _mentions(text: str, name: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None  # also `.name`
 
 
 @dataclass(frozen=True)
@@ -613,6 +613,7 @@ def diff_slice(
     whole = sum(h.tokens for h in ranked)
     reserve = 0 if whole <= tokens - 40 else int(tokens * NAMES_SHARE)
     chosen: dict[tuple[int, int], str] = {}
+    cut_off: list[Hunk] = []  # the lines of clipped hunks that were not shown
     used = 0
     for hunk in ranked:
         room = tokens - reserve - used - 40  # keep room for the names-only list
@@ -623,6 +624,9 @@ def diff_slice(
             clipped = clip_to_tokens(hunk.text, room)
             chosen[(hunk.index, hunk.order)] = clipped
             used += estimate_tokens(clipped) + 1
+            kept = clipped.count("\n")  # the header and the lines before the clip mark
+            rest = "\n".join(["@@", *hunk.text.splitlines()[kept:]])
+            cut_off.append(Hunk(hunk.path, hunk.index, hunk.order, rest, hunk.tier, hunk.hits))
     blocks: list[str] = []
     shown_files: set[int] = set()
     for index, change in enumerate(pr.files or ()):
@@ -632,7 +636,7 @@ def diff_slice(
             blocks.append(f"### {change.path} (+{change.additions}/−{change.deletions})")
             blocks.extend(parts)
     shown = "\n".join(chosen.values())
-    hidden = [h for h in ranked if h.tier <= 3 and (h.index, h.order) not in chosen]
+    hidden = [h for h in ranked if h.tier <= 3 and (h.index, h.order) not in chosen] + cut_off
     names = changed_names(hidden, shown + "\n" + known)
     if names:
         listing = clip_tokens(", ".join(names), max(40, tokens - used - 60))
