@@ -376,13 +376,15 @@ def _pair(
     news = [x for x in added if _editable(x)]
     used: set[int] = set()
     unpaired: list[DiffLine] = []
+    # one matcher per added line: its index of characters is built once, not once per pair
+    matchers = [difflib.SequenceMatcher(None, "", new.text.strip()) for new in news]
     for old in olds:
         text = old.text.strip()
         best: tuple[float, int] | None = None
-        for index, new in enumerate(news):
+        for index, matcher in enumerate(matchers):
             if index in used:
                 continue
-            matcher = difflib.SequenceMatcher(None, text, new.text.strip())
+            matcher.set_seq1(text)
             if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
                 continue
             ratio = matcher.ratio()
@@ -459,10 +461,15 @@ def _reasons_of_name(
 ) -> list[str]:
     bare = name.rsplit(".", 1)[-1]
     reasons = []
-    if re.search(rf"(?<![\w.]){re.escape(bare)}(?!\w)", context.title):
+    # substring tests first: most names are in neither text, and a pattern per name is costly
+    if bare in context.title and re.search(rf"(?<![\w.]){re.escape(bare)}(?!\w)", context.title):
         reasons.append("in_title")
-    elif re.search(rf"(?<![\w]){re.escape(name)}(?!\w)", context.body) or (
-        len(bare) >= 6 and re.search(rf"(?<![\w]){re.escape(bare)}(?!\w)", context.body)
+    elif (
+        name in context.body and re.search(rf"(?<![\w]){re.escape(name)}(?!\w)", context.body)
+    ) or (
+        len(bare) >= 6
+        and bare in context.body
+        and re.search(rf"(?<![\w]){re.escape(bare)}(?!\w)", context.body)
     ):
         reasons.append("in_body")
     if name in tested or bare in tested:
