@@ -1,11 +1,18 @@
 """Benchmark: ingest + analyze a clone's whole first-parent history with the git source.
 
     python bench/bench_git.py PATH [--repo owner/name] [--branch B] [--pairs 3] [--limit N]
-                                   [--store DB] [--skip-analyze] [--workers N]
+                                   [--store DB] [--skip-analyze] [--full] [--top 8]
 
 The floor is ``git log --first-parent -p --numstat`` over the same history, read to the end and
-thrown away. prdigest's run reads every PR with the git source and analyzes it (and stores it,
-with ``--store``) in a fresh interpreter, as a user's command would. The two alternate
+thrown away. prdigest's run computes, in a fresh interpreter, what a user's ``sync --git`` and
+daily digests of that history compute before writing: every PR read with the git source,
+analyzed at triage depth and assessed (and stored, with ``--store``); then, per day of merges
+(UTC; a day whose merges the first-parent order splits counts as two, which only adds picks),
+the PRs the digest picks for a paragraph (``--top`` of them at most) enriched to full dossiers
+(the salience ranking added), as the digest's write phase does. Each share is printed;
+``--full`` analyzes every PR in full instead (the figure before the depth split). Writing (templates or a model) is not measured.
+With ``--limit N`` only the first N PRs are processed but the floor still reads the whole
+history: compare the shares' seconds, not the ratio. The two alternate
 (floor, prdigest, floor, prdigest …) ``--pairs`` times, and each pair gives one ratio, so a
 busy machine slows both sides of a pair alike. The figure is the median of the pairs' ratios
 of **CPU seconds** (user + system, of the process and every child it waited for: git
@@ -24,7 +31,9 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
+from datetime import UTC, date
 from pathlib import Path
+from typing import Any
 
 TARGET_RATIO = 2.0
 TARGET_RSS_MB = 400
@@ -64,22 +73,74 @@ class Ingest:
     prs: int = 0
     skipped: int = 0
     lines: int = 0  # patch lines kept in the records
-    analyze: float = 0.0  # CPU seconds inside analyze()
+    analyze: float = 0.0  # CPU seconds inside analyze() of every PR (triage depth unless --full)
+    assess: float = 0.0  # CPU seconds of triage's assess()
+    picked: int = 0  # PRs a day's digest picks for a paragraph
+    days: int = 0
+    full: float = 0.0  # CPU seconds of enriching the picked PRs' dossiers to full
     store: float = 0.0
     rss_mb: float = 0.0  # peak RSS of the Python process alone (its git child not included)
 
 
+class _Analysis:
+    """Triage-depth analysis and assessment of each PR; a day's picks analyzed in full when the
+    day ends, as the digest's write phase does (``--full``: every PR in full, no second pass)."""
+
+    def __init__(self, args: argparse.Namespace, result: Ingest) -> None:
+        from prdigest.core.presets import load_preset
+
+        self.args, self.result = args, result
+        self.preset = load_preset(args.repo, None)
+        self.day: list[tuple[Any, Any, Any]] = []  # (PullRequest, Dossier, Assessment) of a day
+
+    def add(self, pr: Any) -> None:
+        from prdigest.analyze import analyze
+        from prdigest.triage import assess
+
+        if self.day and _utc_day(self.day[-1][0]) != _utc_day(pr):
+            self.end_day()
+        clock, depth = time.process_time, "full" if self.args.full else "triage"
+        began = clock()
+        dossier = analyze(pr, self.preset, pr_version=pr.version_key, depth=depth)
+        self.result.analyze += clock() - began
+        began = clock()
+        self.day.append((pr, dossier, assess(dossier, bots=self.preset.bots)))
+        self.result.assess += clock() - began
+
+    def end_day(self) -> None:
+        from prdigest.analyze import enrich
+        from prdigest.triage import select
+
+        if self.args.full or not self.day:
+            self.day.clear()
+            return
+        analyzed = {pr.number: (pr, dossier) for pr, dossier, _ in self.day}
+        picks = select([a for _, _, a in self.day], self.args.top)
+        began = time.process_time()
+        for pick in picks:
+            pr, dossier = analyzed[pick.number]
+            enrich(dossier, pr)
+        self.result.full += time.process_time() - began
+        self.result.picked += len(picks)
+        self.result.days += 1
+        self.day.clear()
+
+
+def _utc_day(pr: Any) -> date:
+    day: date = pr.merged_at.astimezone(UTC).date()
+    return day
+
+
 def ingest(args: argparse.Namespace) -> Ingest:
-    """Read every PR with the git source, analyze it (and store it): the worker's job."""
-    from prdigest.analyze import analyze
-    from prdigest.core.presets import load_preset
+    """Read every PR with the git source, analyze and assess it (and store it), and analyze a
+    day's picks in full: the worker's job."""
     from prdigest.core.records import PullRequest
     from prdigest.sources.git import read_prs
     from prdigest.store import open_store
 
-    preset = load_preset(args.repo, None)
     store = open_store(args.store) if args.store else None
     result = Ingest()
+    analysis = _Analysis(args, result)
     batch: list[PullRequest] = []
     clock = time.process_time
     for item in read_prs(args.path, args.repo, branch=args.branch):
@@ -89,9 +150,7 @@ def ingest(args: argparse.Namespace) -> Ingest:
         result.prs += 1
         result.lines += sum(f.patch.count("\n") + 1 for f in item.files or () if f.patch)
         if not args.skip_analyze:
-            began = clock()
-            analyze(item, preset, pr_version=item.version_key)
-            result.analyze += clock() - began
+            analysis.add(item)
         if store is not None:
             batch.append(item)
             if len(batch) >= 200:
@@ -101,6 +160,7 @@ def ingest(args: argparse.Namespace) -> Ingest:
                 batch.clear()
         if args.limit and result.prs >= args.limit:
             break
+    analysis.end_day()
     if store is not None:
         began = clock()
         store.records.upsert(batch)
@@ -124,6 +184,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--store", type=Path, help="also upsert into this SQLite file")
     parser.add_argument("--limit", type=int, help="stop after N PRs (profiling)")
     parser.add_argument("--skip-analyze", action="store_true", help="the git source alone")
+    parser.add_argument("--full", action="store_true", help="every PR analyzed in full")
+    parser.add_argument("--top", type=int, default=8, help="paragraphs per day's digest")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.path is None:
@@ -151,14 +213,23 @@ def main(argv: list[str]) -> int:
             f"CPU ratio {own.cpu / base.cpu:.2f}, wall ratio {own.wall / base.wall:.2f}",
             flush=True,
         )
-    steps = "read" + ("" if args.skip_analyze else " + analyze")
+    depth = "full" if args.full else "triage-depth"
+    steps = "read" + ("" if args.skip_analyze else f" + {depth} analyze + assess")
+    if not (args.skip_analyze or args.full):
+        steps += " + each day's picks enriched to full"
     steps += " + store" if args.store else ""
     print(
         f"history: {args.path} ({ref}), {run.prs} PRs, {run.skipped} commits skipped, "
         f"{run.lines:,} patch lines kept; prdigest = {steps}"
     )
     if not args.skip_analyze:
-        print(f"  of which analyze: {run.analyze:.2f} s CPU (last run)")
+        print(f"  of which analyze: {run.analyze:.2f} s CPU ({depth}, {run.prs} PRs; last run)")
+        print(f"  of which assess:  {run.assess:.2f} s CPU")
+    if not (args.skip_analyze or args.full):
+        print(
+            f"  of which enrich of the picks to full: {run.full:.2f} s CPU ({run.picked} PRs "
+            f"picked on {run.days} days, top {args.top})"
+        )
     if args.store:
         print(f"  of which store:   {run.store:.2f} s CPU (last run)")
     cpu = [own.cpu / base.cpu for base, own in pairs]

@@ -3,11 +3,18 @@
 No I/O, no settings: everything the stage needs is passed in. The submodules each own one
 kind of fact (patches, code, body, discussion, signals, classify); this module wires them and
 numbers the facts so that every fact id is unique within the dossier.
+
+It runs at two depths: ``full`` (every fact) and ``triage`` (without the facts only a
+paragraph's writer reads, :data:`~prdigest.core.models.FULL_ONLY`: the salience ranking and
+in-place edits, two thirds of the analyzer's time). Triage, titles and the neighbour lists
+read the same facts at either depth; a digest analyzes every PR at triage depth and only the
+PRs it writes a paragraph for in full.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from prdigest.analyze import body, design, discussion, moves, salience, signals
 from prdigest.analyze.classify import classify_areas, classify_kind
@@ -16,11 +23,14 @@ from prdigest.analyze.patches import ParsedPatch, parse_patch
 from prdigest.core.models import (
     ANALYZER_VERSION,
     Coverage,
+    Depth,
     DiffCoverage,
     Dossier,
+    EditFact,
     FileFact,
     Provenance,
     Role,
+    SalientFact,
     SymbolFact,
     TechniqueFact,
     TestFact,
@@ -28,7 +38,7 @@ from prdigest.core.models import (
 from prdigest.core.presets import Preset
 from prdigest.core.records import PullRequest
 
-__all__ = ["analyze", "coverage_of"]
+__all__ = ["analyze", "coverage_of", "enrich"]
 
 MAX_SYMBOLS = 200  # a vendored or generated file can define thousands; keep the dossier small
 _TEST_FILE = re.compile(
@@ -223,21 +233,61 @@ def _narrow(tags: tuple[str, ...], subject: str, preset: Preset) -> tuple[str, .
     return tuple(term for term in preset.narrow if term.lower() in words)
 
 
-def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier:
-    """Every fact about one PR that later stages may use, each with its provenance."""
+def _parsed(pr: PullRequest, files: Sequence[FileFact]) -> list[tuple[FileFact, ParsedPatch]]:
+    # Docs and generated files carry no symbols or line signals worth their parsing (on a long
+    # history they are almost half the patch lines); their text still counts for stale bodies.
+    return [
+        (fact, parse_patch(fact.path, change.patch))
+        for fact, change in zip(files, pr.files or (), strict=True)
+        if change.patch and fact.role is not Role.DOCS and not fact.generated
+    ]
+
+
+def _ranked(
+    pr: PullRequest,
+    files: Sequence[FileFact],
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    symbols: Sequence[SymbolFact],
+    tests: Sequence[TestFact],
+) -> tuple[list[SalientFact], list[EditFact]]:
+    """The facts only a paragraph's writer reads: the salience ranking and in-place edits."""
+    context = salience.Context(
+        title=pr.title,
+        body=pr.body or "",
+        python_carries=any(
+            f.role is Role.SOURCE and f.language == "python" and f.additions + f.deletions
+            for f in files
+        ),
+    )
+    return salience.rank(parsed, symbols, tests, context, is_test_file)
+
+
+def enrich(dossier: Dossier, pr: PullRequest) -> Dossier:
+    """The full dossier of ``pr`` from its triage-depth one (made from the same record): the
+    patches parsed again and ranked, the dossier's other facts reused. Equal to
+    ``analyze(pr, preset)``; a full dossier is returned as it is."""
+    if dossier.depth == "full":
+        return dossier
+    # the files as salience saw them in analyze: duplicates marked, moves not yet known
+    files = [f.model_copy(update={"moved_from": None}) for f in dossier.files]
+    salient, edits = _ranked(pr, files, _parsed(pr, files), dossier.symbols, dossier.tests)
+    return dossier.model_copy(
+        update={"salient": tuple(salient), "edits": tuple(edits), "depth": "full"}
+    )
+
+
+def analyze(
+    pr: PullRequest, preset: Preset, *, pr_version: str = "", depth: Depth = "full"
+) -> Dossier:
+    """Every fact about one PR that later stages may use, each with its provenance; at
+    ``depth="triage"`` without the facts only a paragraph's writer reads (module docstring)."""
 
     def is_bot(login: str | None, author_type: str | None) -> bool:
         return preset.is_bot(login, author_type)
 
     tags, subject = body.split_title(pr.title)
     files = _file_facts(pr, preset)
-    # Docs and generated files carry no symbols or line signals worth their parsing (on a long
-    # history they are almost half the patch lines); their text still counts for stale bodies.
-    parsed = [
-        (fact, parse_patch(fact.path, change.patch))
-        for fact, change in zip(files, pr.files or (), strict=True)
-        if change.patch and fact.role is not Role.DOCS and not fact.generated
-    ]
+    parsed = _parsed(pr, files)
     copies = salience.duplicates(parsed)
     if copies:  # the same change in several files: one copy carries the facts
         files = [
@@ -253,20 +303,7 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         else f
         for f in files
     ]
-    salient, edits = salience.rank(
-        parsed,
-        symbols,
-        tests,
-        salience.Context(
-            title=pr.title,
-            body=pr.body or "",
-            python_carries=any(
-                f.role is Role.SOURCE and f.language == "python" and f.additions + f.deletions
-                for f in files
-            ),
-        ),
-        is_test_file,
-    )
+    salient, edits = ([], []) if depth == "triage" else _ranked(pr, files, parsed, symbols, tests)
     added_source = [
         line.text for fact, patch in parsed if fact.role is Role.SOURCE for line in patch.added()
     ]
@@ -346,4 +383,5 @@ def analyze(pr: PullRequest, preset: Preset, *, pr_version: str = "") -> Dossier
         reverts=body.reverted_pr(pr.title, pr.body),
         analyzer_version=ANALYZER_VERSION,
         pr_version=pr_version,
+        depth=depth,
     )

@@ -19,6 +19,11 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 ANALYZER_VERSION = "analyze/13"
 
+# How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
+# salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
+Depth = Literal["triage", "full"]
+FULL_ONLY = ("salient", "edits")
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -403,6 +408,9 @@ class Dossier(_Frozen):
     reverts: int | None = None  # the PR number this one reverts, when stated
     analyzer_version: str = ANALYZER_VERSION
     pr_version: str = ""
+    # a triage-depth dossier has no :data:`FULL_ONLY` facts: fit to assess and to title a PR,
+    # never to write its paragraph (rows stored before depths existed were full)
+    depth: Depth = "full"
 
     @property
     def ref(self) -> str:

@@ -7,12 +7,14 @@ A window of any size is processed PR by PR, holding only what ranking and the di
   still current for them, with the PR's head (one query): a cached re-run reads nothing else;
 * **triage** — the PRs without a current assessment, in batches of :data:`BATCH`: their
   records and cached dossiers are read (one query each per batch), the missing dossiers
-  analyzed, every PR assessed, and the batch's dossiers, assessments and heads stored in one
-  transaction before the next batch is read;
+  analyzed at triage depth (without the facts only a paragraph needs, see
+  :mod:`prdigest.analyze`), every PR assessed, and the batch's dossiers, assessments and heads
+  stored in one transaction before the next batch is read;
 * **select** — rank and select over the verdicts alone;
 * **write** — stored entries by their keys (one query for the window); the missing ones in
-  batches of :data:`WRITE_BATCH`, their records and dossiers read again for the writer, each
-  batch's cacheable entries stored in one transaction;
+  batches of :data:`WRITE_BATCH`, their records and dossiers read again for the writer (a
+  selected PR's triage-depth dossier enriched to full and stored), each batch's cacheable
+  entries stored in one transaction;
 * **assemble** — the :class:`~prdigest.core.models.Digest`, and the run's model usage stored.
 
 Each derived artefact is reused only while the versions it was derived from hold (record
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prdigest.analyze import analyze
+from prdigest.analyze import analyze, enrich
 from prdigest.core.errors import ConfigError, NotFoundError
 from prdigest.core.locale import DEFAULT_LANG, check_lang, locale
 from prdigest.core.models import (
@@ -36,6 +38,7 @@ from prdigest.core.models import (
     AreaGroup,
     AreaText,
     Assessment,
+    Depth,
     Digest,
     DigestItem,
     Dossier,
@@ -149,6 +152,20 @@ def _current_dossier(found: tuple[str, str] | None, pr_hash: str) -> Dossier | N
     return Dossier.model_validate_json(found[1])
 
 
+def _full_or_triage(
+    found: tuple[str, str] | None, pr: PullRequest, pr_hash: str, preset: Preset, *, full: bool
+) -> tuple[Dossier, bool]:
+    """The dossier of ``pr`` at the depth asked for (any stored one serves triage; a stored
+    triage-depth one is enriched to full), and whether it is new (to be stored)."""
+    dossier = _current_dossier(found, pr_hash)
+    if dossier is None:
+        depth: Depth = "full" if full else "triage"
+        return analyze(pr, preset, pr_version=pr.version_key, depth=depth), True
+    if full and dossier.depth != "full":
+        return enrich(dossier, pr), True
+    return dossier, False
+
+
 @dataclass
 class _Window:
     """One digest run's fixed inputs."""
@@ -196,7 +213,7 @@ def _triage(run: _Window) -> dict[int, Triaged]:
             dossier = current[number]
             if dossier is None:
                 pr = records[number]
-                dossier = analyze(pr, preset, pr_version=pr.version_key)
+                dossier = analyze(pr, preset, pr_version=pr.version_key, depth="triage")
                 fresh_dossiers.append((dossier, hashes[number]))
             assessment = assess(dossier, bots=preset.bots)
             pr_head = _head(dossier, assessment)
@@ -283,16 +300,24 @@ def _requests(
     keys: dict[int, str],
     chunk: Sequence[int],
 ) -> list[WriteRequest]:
-    """Write requests of a batch: records and dossiers read again (dossiers are current: the
-    triage pass stored them; one missing after all is analyzed again)."""
+    """Write requests of a batch: records and dossiers read again (current: the triage pass
+    stored them; one missing after all is analyzed again). A selected PR gets a full dossier:
+    the stored one if it is full, else its triage-depth one enriched and stored (a paragraph
+    is never written from a triage-depth dossier)."""
     options, preset = run.options, run.preset
     records = run.store.records.load(options.repo, chunk)
     stored = run.store.artefacts.dossiers_of(options.repo, chunk, ANALYZER_VERSION, preset.key)
-    dossiers = {
-        number: _current_dossier(stored.get(number), triaged[number].pr_hash)
-        or analyze(records[number], preset, pr_version=records[number].version_key)
-        for number in chunk
-    }
+    dossiers: dict[int, Dossier] = {}
+    fresh: list[tuple[Dossier, str]] = []
+    for number in chunk:
+        pr_hash = triaged[number].pr_hash
+        dossier, new = _full_or_triage(
+            stored.get(number), records[number], pr_hash, preset, full=number in chosen
+        )
+        dossiers[number] = dossier
+        if new:
+            fresh.append((dossier, pr_hash))
+    run.store.artefacts.put_all(preset.key, ANALYZER_VERSION, dossiers=fresh)
     # the batch's other PRs on the same code (and their titles, for the borrowed-title check)
     nearby = same_day(list(dossiers.values()))
     requests = []
@@ -492,17 +517,15 @@ def explain(
     preset_path: Path | None = None,
     lang: str = DEFAULT_LANG,
 ) -> Analyzed:
-    """Dossier and assessment of one stored PR (``prdigest explain``), with its areas' names
-    in ``lang``; what was not stored yet is stored."""
+    """Full dossier and assessment of one stored PR (``prdigest explain``), with its areas'
+    names in ``lang``; what was not stored yet is stored (a stored triage-depth dossier is
+    replaced by the full one)."""
     preset = load_preset(repo, preset_path)
     pr = store.records.get(repo, number)
     pr_hash = content_hash(pr)
     stored = store.artefacts.dossiers_of(repo, [number], ANALYZER_VERSION, preset.key)
-    dossier = _current_dossier(stored.get(number), pr_hash)
-    fresh = (
-        [] if dossier is not None else [(analyze(pr, preset, pr_version=pr.version_key), pr_hash)]
-    )
-    dossier = dossier or fresh[0][0]
+    dossier, new = _full_or_triage(stored.get(number), pr, pr_hash, preset, full=True)
+    fresh = [(dossier, pr_hash)] if new else []
     assessment = assess(dossier, bots=preset.bots)
     store.artefacts.put_all(
         preset.key,

@@ -22,7 +22,16 @@ from prdigest.core.records import PullRequest
 
 Lang = str  # a language code of :data:`prdigest.core.locale.LOCALES`
 
-__all__ = ["BatchResult", "Lang", "Neighbour", "UsageRecord", "WriteRequest", "Writer", "same_day"]
+__all__ = [
+    "BatchResult",
+    "Lang",
+    "Neighbour",
+    "UsageRecord",
+    "WriteRequest",
+    "Writer",
+    "require_full",
+    "same_day",
+]
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,15 @@ def same_day(dossiers: Sequence[Dossier]) -> dict[int, tuple[Neighbour, ...]]:
     return out
 
 
+def require_full(dossier: Dossier, paragraph: bool) -> None:
+    """A paragraph is written from a full dossier only: a triage-depth one lacks the facts it
+    cites (see :mod:`prdigest.analyze`); asking for one is a bug of the caller."""
+    if paragraph and dossier.depth != "full":
+        raise ValueError(
+            f"{dossier.ref}: a paragraph needs a full dossier, not a {dossier.depth}-depth one"
+        )
+
+
 @dataclass(frozen=True)
 class WriteRequest:
     """One entry to write: the PR record (for grounding), its dossier and verdict, and the
@@ -72,6 +90,9 @@ class WriteRequest:
     entry_key: str = ""
     area: AreaText | None = None
     neighbours: tuple[Neighbour, ...] = ()  # the other PRs of the window (see :func:`same_day`)
+
+    def __post_init__(self) -> None:
+        require_full(self.dossier, self.paragraph)
 
     @property
     def area_name(self) -> str | None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prdigest.core.models import AreaText, Assessment, Dossier, Entry, Level
-from prdigest.write import BatchResult, WriteRequest
+from prdigest.write import BatchResult, WriteRequest, require_full
 from prdigest.write.template.paragraph import paragraph_for
 from prdigest.write.template.phrases import space_cjk
 from prdigest.write.template.title import title_for
@@ -54,6 +54,7 @@ class TemplateWriter:
         area: AreaText | None = None,
     ) -> Entry:
         """One entry; ``area`` is the primary area's name and readers in ``lang``."""
+        require_full(dossier, paragraph)
         title = title_for(dossier, lang)
         if not paragraph or assessment.level is Level.LIST_ONLY:
             return Entry(
