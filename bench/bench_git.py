@@ -10,14 +10,17 @@ analyzed at triage depth and assessed (and stored, with ``--store``); then, per 
 (UTC; a day whose merges the first-parent order splits counts as two, which only adds picks),
 the PRs the digest picks for a paragraph (``--top`` of them at most) enriched to full dossiers
 (the salience ranking added), as the digest's write phase does. Each share is printed;
-``--full`` analyzes every PR in full instead (the figure before the depth split). Writing (templates or a model) is not measured.
-With ``--limit N`` only the first N PRs are processed but the floor still reads the whole
-history: compare the shares' seconds, not the ratio. The two alternate
-(floor, prdigest, floor, prdigest …) ``--pairs`` times, and each pair gives one ratio, so a
-busy machine slows both sides of a pair alike. The figure is the median of the pairs' ratios
-of **CPU seconds** (user + system, of the process and every child it waited for: git
-included); wall-time ratios are printed beside them. Target (issue 15): ≤ 2.0. Peak RSS of
-the Python process is printed too (target: ≤ 400 MB). Without PATH it prints why it skipped.
+``--full`` analyzes every PR in full instead (the figure before the depth split). Writing
+(templates or a model) and re-reading stored dossiers are not measured. With ``--limit N``
+only the first N PRs are processed but the floor still reads the whole history: compare the
+shares' seconds, not the ratio.
+
+Floor and prdigest alternate (floor, prdigest, floor, prdigest …) ``--pairs`` times, and each
+pair gives one ratio, so a busy machine slows both sides of a pair alike. The figure is the
+median of the pairs' ratios of **CPU seconds** (user + system, of the process and every child
+it waited for: git included); wall-time ratios are printed beside them. Target (issue 15):
+≤ 2.0. Peak RSS of the Python process is printed too (target: ≤ 400 MB). Without PATH it
+prints why it skipped.
 """
 
 from __future__ import annotations
