@@ -131,10 +131,31 @@ def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> li
 
 def similarity(a: Sequence[str], b: Sequence[str]) -> float:
     """Dice coefficient of two multisets of lines (1.0: the same lines, in any order)."""
-    if not a and not b:
+    return _dice(_Lines(a), _Lines(b))
+
+
+class _Lines:
+    """A multiset of lines counted once, for comparing one body with many."""
+
+    __slots__ = ("counts", "size")
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.counts = Counter(lines)
+        self.size = len(lines)
+
+
+def _dice(a: _Lines, b: _Lines) -> float:
+    if not a.size and not b.size:
         return 1.0
-    common = sum((Counter(a) & Counter(b)).values())
-    return 2 * common / (len(a) + len(b))
+    small, big = (a.counts, b.counts) if len(a.counts) <= len(b.counts) else (b.counts, a.counts)
+    common = sum(min(count, big.get(line, 0)) for line, count in small.items())
+    return 2 * common / (a.size + b.size)
+
+
+def _bound(a: _Lines, b: _Lines) -> float:
+    """The highest Dice coefficient two multisets of these sizes can reach."""
+    total = a.size + b.size
+    return 1.0 if not total else 2 * min(a.size, b.size) / total
 
 
 def _same_kind(a: Block, b: Block) -> bool:
@@ -142,6 +163,11 @@ def _same_kind(a: Block, b: Block) -> bool:
 
 
 def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> None:
+    counted = {id(b): _Lines(b.body) for b in (*removed, *added)}
+
+    def alike(a: Block, b: Block) -> float:
+        return _dice(counted[id(a)], counted[id(b)])
+
     used: set[Key] = set()
     by_name: dict[str, list[Block]] = {}
     for block in added:
@@ -155,10 +181,9 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
             and (b.path, b.parent) != (old.path, old.parent)
             and _same_kind(old, b)
         ]
-        best = max(candidates, key=lambda b: similarity(old.body, b.body), default=None)
+        best = max(candidates, key=lambda b: alike(old, b), default=None)
         if best is not None and (
-            similarity(old.body, best.body) >= MOVE_SIMILARITY
-            or max(len(old.body), len(best.body)) <= 3
+            alike(old, best) >= MOVE_SIMILARITY or max(len(old.body), len(best.body)) <= 3
         ):
             _record(old, best, moves, used)
         else:
@@ -171,13 +196,15 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
     for old in leftovers:  # another name, the same body: a rename
         if len(old.body) < MIN_RENAME_LINES or old.name in added_names:
             continue
+        # a pair whose sizes alone keep it below the bar is not compared: it cannot be chosen
         scored = [
-            (similarity(old.body, b.body), b)
+            (alike(old, b), b)
             for b in fresh
             if b.key not in used
             and _same_kind(old, b)
             and b.name not in removed_names
             and len(b.body) >= MIN_RENAME_LINES
+            and _bound(counted[id(old)], counted[id(b)]) >= RENAME_SIMILARITY
         ]
         if not scored:
             continue
@@ -202,16 +229,18 @@ def _match_files(parsed: Sequence[tuple[FileFact, ParsedPatch]], moves: Moves) -
     new = [(f, p) for f, p in parsed if f.status == "added"]
     if not gone or not new or len(gone) * len(new) > MAX_PAIRS // 10:
         return
-    new_text = {f.path: _side_text(p, ADDED) for f, p in new}
+    new_text = {f.path: _Lines(_side_text(p, ADDED)) for f, p in new}
     taken: set[str] = set()
     for old, patch in gone:
-        old_text = _side_text(patch, REMOVED)
-        if len(old_text) < MIN_RENAME_LINES:
+        old_text = _Lines(_side_text(patch, REMOVED))
+        if old_text.size < MIN_RENAME_LINES:
             continue
         scored = [
-            (similarity(old_text, text), path)
+            (_dice(old_text, text), path)
             for path, text in new_text.items()
-            if path not in taken and PurePosixPath(path).suffix == PurePosixPath(old.path).suffix
+            if path not in taken
+            and PurePosixPath(path).suffix == PurePosixPath(old.path).suffix
+            and _bound(old_text, text) >= FILE_SIMILARITY  # else it cannot be chosen
         ]
         if not scored:
             continue

@@ -385,11 +385,19 @@ def _pair(
             if index in used:
                 continue
             matcher.set_seq1(text)
-            if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+            # the quick ratios bound the ratio from above: skip a line that cannot beat the best
+            bar = floor if best is None else best[0]
+            quick = matcher.real_quick_ratio()
+            if quick < floor or (best and quick <= bar):
+                continue
+            quick = matcher.quick_ratio()
+            if quick < floor or (best and quick <= bar):
                 continue
             ratio = matcher.ratio()
             if ratio >= floor and (best is None or ratio > best[0]):
                 best = (ratio, index)
+                if ratio == 1.0:
+                    break  # nothing beats an identical line
         if best is None:
             unpaired.append(old)
             continue
