@@ -63,7 +63,7 @@ def summary(tmp_path_factory: pytest.TempPathFactory) -> Summary:
 
 @pytest.fixture
 def client() -> Iterator[httpx.Client]:
-    with httpx.Client(timeout=5.0) as http:
+    with httpx.Client(timeout=60.0) as http:
         yield http
 
 

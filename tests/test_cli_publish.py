@@ -238,15 +238,19 @@ def test_serve_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         line = process.stdout.readline()
         match = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
         assert match, line
-        index = httpx.get(match.group(1), timeout=10)
+        index = httpx.get(match.group(1), timeout=60)
         assert index.status_code == 200 and REPO in index.text
-        page = httpx.get(match.group(1) + f"{REPO}/2026-06-11.html", timeout=10)
+        page = httpx.get(match.group(1) + f"{REPO}/2026-06-11.html", timeout=60)
         assert page.headers["content-type"] == "text/html; charset=utf-8"
         assert page.headers["x-content-type-options"] == "nosniff"
-        assert httpx.get(match.group(1) + "missing.html", timeout=10).status_code == 404
+        assert httpx.get(match.group(1) + "missing.html", timeout=60).status_code == 404
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # never leave a server behind for later tests
+            process.kill()
+            process.wait()
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()

@@ -94,7 +94,7 @@ def test_transient_failures_are_retried_a_bounded_number_of_times():
 
 @pytest.mark.slow
 def test_a_timeout_is_counted_and_retried():
-    with FakeGitHub(RECORDS) as fake, client_for(fake, timeout=3.0) as client:
+    with FakeGitHub(RECORDS) as fake, client_for(fake, timeout=15.0) as client:
         fake.inject("diff", "slow", delay=600.0)  # held back until the client gives up
         response = client.get(DIFF, accept=DIFF_ACCEPT, expect_json=False)
         assert response.kind is Kind.OK

@@ -175,7 +175,7 @@ def test_requests_identify_prdigest(small, store):
 
 # The client's timeout in the fault tests: long enough that a loaded machine never hits it by
 # accident; only a held-back answer ("slow") outlasts it. Faults are counted in requests.
-TIMEOUT = 3.0
+TIMEOUT = 15.0
 
 RECOVERS = [
     pytest.param("graphql:detail", "status", {"status": 502, "times": 3}, id="502-burst"),
