@@ -245,7 +245,9 @@ def test_serve_smoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         assert page.headers["x-content-type-options"] == "nosniff"
         assert httpx.get(match.group(1) + "missing.html", timeout=60).status_code == 404
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(
+            signal.SIGTERM
+        )  # SIGINT is ignored where the suite runs in the background
         try:
             process.wait(timeout=60)
         except subprocess.TimeoutExpired:  # never leave a server behind for later tests

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -248,6 +249,9 @@ def serve(directory: Path | None, port: int, config_path: Path | None) -> None:
         config = optional_config(config_path)
         directory = config.site.dir if config is not None else Path("site")
     server = make_server(directory, port)
+    # SIGTERM (a service manager, or a shell whose background jobs ignore SIGINT) stops it as
+    # Ctrl-C does
+    signal.signal(signal.SIGTERM, _interrupt)
     click.echo(f"Serving {directory} at {url_of(server)} (Ctrl-C to stop)")
     sys.stdout.flush()
     try:
@@ -256,6 +260,10 @@ def serve(directory: Path | None, port: int, config_path: Path | None) -> None:
         pass
     finally:
         server.server_close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _outcome_line(outcome: DeliveryOutcome) -> str:
