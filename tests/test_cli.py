@@ -7,20 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.cli import main
 from prdigest.core.records import PullRequest
 
+from cli_support import run
 from conftest import GOLDEN, PR_DIR, REPO
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -13,24 +13,15 @@ from pathlib import Path
 import click
 import pytest
 
-from prdigest.cli import cli, load_all_commands, main
+from prdigest.cli import cli, load_all_commands
 from prdigest.cli.group import COMMANDS, SECTIONS
 from prdigest.core.errors import ConfigError
 from prdigest.core.window import day_window, local_day
 
+from cli_support import run
 from conftest import DAY_A, GOLDEN, REPO
 
 load_all_commands()
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def walk(group: click.Group, prefix: str = "prdigest") -> Iterator[tuple[str, click.Command]]:

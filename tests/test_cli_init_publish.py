@@ -9,19 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.cli import main
-
+from cli_support import run
 from publish_support import REPO, fixture_record_data, receiver, write_jsonl
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_init_writes_a_config_that_config_check_accepts(

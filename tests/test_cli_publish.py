@@ -13,23 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from prdigest.cli import main
-
+from cli_support import run_args as run
 from publish_support import REPO, Received, fixture_record_data, receiver, write_jsonl
 
 TOKEN = "SUPERSECRETTOKEN"
 SIGNING = "SECsigning-value-42"
 PASSWORD = "smtp-pass-77"
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write_config(tmp_path: Path, channels: str = "", extra: str = "") -> Path:

@@ -13,20 +13,11 @@ from git_helpers import ScriptedRepo
 from prdigest.cli import main
 from prdigest.core.records import PullRequest
 
+from cli_support import run
 from conftest import DAY_A, REPO
 from publish_support import receiver
 
 WIDGETS = "acme/widgets"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -7,21 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.cli import main
 from prdigest.pipeline.config import parse_config
 from prdigest.pipeline.configcheck import check_file, collect
 from prdigest.store import open_store
 
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
+from cli_support import run
 
 # Problems in every layer pydantic would report in a separate round: types, values, keys, a
 # check across keys of a table, references between tables.

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from prdigest.cli import main
 from prdigest.store import open_store
 
+from cli_support import run_args as run_cli
 from fakegithub import REPO, FakeClock, FakeGitHub, window_records
 
 WINDOW = ["--since", "2026-06-10T00:00:00Z", "--until", "2026-06-11T00:00:00Z"]
@@ -31,16 +31,6 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
         monkeypatch.setenv("GITHUB_API_URL", server.url)
         monkeypatch.setenv("GITHUB_GRAPHQL_URL", server.graphql_url)
         yield server
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_sync_prints_a_summary(fake, tmp_path, capsys):

@@ -15,23 +15,13 @@ from typing import Any
 
 import pytest
 
-from prdigest.cli import main
 from prdigest.core.errors import RecordError, StorageError
 from prdigest.core.records import INT_MAX, MAX_DEPTH, check_bounds, parse_record
 from prdigest.store import open_store
 from prdigest.store.records import RecordRepository
 
+from cli_support import run_args as run
 from publish_support import fixture_record_data
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def good_lines(count: int = 5) -> list[str]:

@@ -13,24 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from prdigest.cli import main
 from prdigest.core.errors import LLMResponseError
 from test_llm_client import KEY, Waits, complete, sequence
 
+from cli_support import run_args as run
 from fakellm import FakeLLM, Reply
 from publish_support import REPO, fixture_record_data, write_jsonl
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\xff\xfe\xfd" * 20
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert
 
-from prdigest.cli import main
 from prdigest.core.errors import ConfigFileError, RecordError, SiteError, StorageError
 from prdigest.core.names import is_repo_name, is_repo_path, repo_problem
 from prdigest.core.records import parse_record
@@ -23,6 +22,7 @@ from prdigest.pipeline.config import load_config
 from prdigest.publish.site.builder import SiteOptions, build_site
 from prdigest.store import open_store, schema
 
+from cli_support import run_args as run
 from publish_support import REPO, fixture_record_data, fixture_store, make_digest, write_jsonl
 
 BAD_REPOS = [
@@ -59,16 +59,6 @@ def test_good_repository_names_pass(name: str) -> None:
 @pytest.mark.parametrize("path", ["../x", "a/../../x", "/etc/passwd", "a//b", "./a", "a\\b", "a\0"])
 def test_file_paths_must_be_normalised_in_repo_paths(path: str) -> None:
     assert not is_repo_path(path)
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("name", ["../../etc", "x/../../../../PWNED", "a/.."])

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from git_helpers import DEPENDABOT, ScriptedRepo
 from prdigest.analyze import analyze
 from prdigest.analyze.body import extract_rationale, extract_sections
-from prdigest.cli import cli, main
+from prdigest.cli import cli
 from prdigest.core.errors import ConfigError
 from prdigest.core.models import Dossier, Level
 from prdigest.core.presets import Preset, load_preset, parse_preset
@@ -36,6 +36,7 @@ from prdigest.triage.model import (
     parse_model,
 )
 
+from cli_support import run
 from conftest import file_patch, make_pr
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,16 +245,6 @@ def test_eval_triage_reports_what_assess_gives(
     table = CliRunner().invoke(cli, args)
     assert table.exit_code == 0 and "must-read recall" in table.output
     assert "label / triage" in table.output
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_eval_triage_names_labels_it_cannot_judge(
