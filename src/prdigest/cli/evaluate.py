@@ -37,6 +37,18 @@ class DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
+# both eval commands print a report for reading or for scripts
+report_format_option = click.option(
+    "-f",
+    "--format",
+    "fmt",
+    default="table",
+    type=click.Choice(["table", "json"]),
+    show_default=True,
+    help="table: for reading; json: for scripts.",
+)
+
+
 @cli.group("eval", cls=DefaultGroup)
 def eval_group() -> None:
     """Measure prdigest against an expert: entries against a reference digest, triage
@@ -69,15 +81,7 @@ def eval_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The --format json output of 'prdigest digest'.",
 )
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    default="table",
-    type=click.Choice(["table", "json"]),
-    show_default=True,
-    help="table: for reading; json: for scripts.",
-)
+@report_format_option
 @click.option(
     "--json-out", type=click.Path(dir_okay=False, path_type=Path), help="Also write JSON."
 )
@@ -163,15 +167,7 @@ def _participants(db: DbTarget, repo: str, mapping: Any) -> dict[int, set[str]]:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Preset for every labelled repository (default: bundled for each, else generic).",
 )
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    default="table",
-    type=click.Choice(["table", "json"]),
-    show_default=True,
-    help="table: for reading; json: for scripts.",
-)
+@report_format_option
 @db_option
 def eval_triage(
     label_paths: tuple[Path, ...],

@@ -210,18 +210,7 @@ class RecordRepository:
 
     def sources_of(self, repo: str, numbers: Iterable[int]) -> dict[int, str]:
         """number → ``source`` of the stored record, for those of ``numbers`` that are stored."""
-        table = schema.pull_requests
-        wanted = sorted(set(numbers))
-        found: dict[int, str] = {}
-        with self._engine.connect() as conn:
-            for start in range(0, len(wanted), CHUNK):
-                rows = conn.execute(
-                    select(table.c.number, table.c.source).where(
-                        table.c.repo == repo, table.c.number.in_(wanted[start : start + CHUNK])
-                    )
-                )
-                found.update({number: source for number, source in rows})
-        return found
+        return dict(self._by_number(repo, numbers, schema.pull_requests.c.source))
 
     def repos(self) -> dict[str, int]:
         """Every repository with stored records, and how many it has."""
@@ -250,18 +239,22 @@ class RecordRepository:
 
     def load(self, repo: str, numbers: Iterable[int]) -> dict[int, PullRequest]:
         """The stored records of ``numbers`` (those that are stored), one query per chunk."""
+        rows = self._by_number(repo, numbers, schema.pull_requests.c.record)
+        return {number: _load(raw) for number, raw in rows}
+
+    def _by_number(
+        self, repo: str, numbers: Iterable[int], column: Any
+    ) -> Iterator[tuple[int, Any]]:
+        """(number, ``column``) of the stored records of ``numbers``, one query per chunk."""
         table = schema.pull_requests
         wanted = sorted(set(numbers))
-        found: dict[int, PullRequest] = {}
         with self._engine.connect() as conn:
             for start in range(0, len(wanted), CHUNK):
-                rows = conn.execute(
-                    select(table.c.number, table.c.record).where(
-                        table.c.repo == repo, table.c.number.in_(wanted[start : start + CHUNK])
-                    )
+                chunk = wanted[start : start + CHUNK]
+                query = select(table.c.number, column).where(
+                    table.c.repo == repo, table.c.number.in_(chunk)
                 )
-                found.update({number: _load(raw) for number, raw in rows})
-        return found
+                yield from ((number, value) for number, value in conn.execute(query))
 
     def stored_merge_commits(self, repo: str, shas: Sequence[str]) -> dict[str, int]:
         """merge commit sha → PR number, for those of ``shas`` that a stored record names."""
