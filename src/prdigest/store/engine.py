@@ -71,10 +71,11 @@ def _enable_sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         cursor = dbapi_conn.cursor()
+        # the wait first: switching to WAL needs a lock that another run creating the schema holds
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         # WAL keeps readers going while a sync writes; NORMAL is durable enough with WAL.
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.close()
         dbapi_conn.isolation_level = None  # no implicit COMMIT before DDL: see the module doc
 
