@@ -108,7 +108,7 @@ def test_known_facts_surface(written: dict[tuple[int, str], tuple[Level, str | N
     assert "`VLLM_DEEPEP_V2_COMBINE_OVERLAP`" in (deepep[1] or "")  # stale description caught
     assert deepep[2].endswith("ITL -5~9%")
     assert "`awaiting_kvs`" in (written[(56640, "zh")][1] or "")
-    assert "「Test Result」一栏为空" in (written[(56366, "zh")][1] or "")
+    assert "测试一栏为空" in (written[(56366, "zh")][1] or "")
 
 
 def test_deterministic(dossiers: dict[int, Dossier]) -> None:
@@ -219,3 +219,82 @@ def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     assert "engine.py`、" not in text.replace("test_engine.py", "")
     assert "__init__.py" not in text  # a package marker is no place to read
     assert other_files(d.model_copy(update={"files": d.files[:1]}), Phrases("zh", 1), cited) == ""
+
+
+def test_a_shared_basename_is_named_by_its_shortest_distinct_tail() -> None:
+    from prdigest.core.models import FileFact, Provenance, Role
+    from prdigest.write.template.phrases import display_names
+
+    paths = [
+        "vllm_ascend/attention/context_parallel/dsa_cp.py",
+        "vllm_ascend/ops/triton/dsa_cp.py",
+        "vllm_ascend/spec_decode/__init__.py",
+        "vllm_ascend/patch/worker/__init__.py",
+        "vllm_ascend/patch/__init__.py",
+        "vllm_ascend/worker/model_runner_v1.py",
+    ]
+    files = [
+        FileFact(id=f"f{i}", provenance=Provenance(kind="file", ref=p), path=p, status="modified",
+                 role=Role.SOURCE)
+        for i, p in enumerate(paths)
+    ]  # fmt: skip
+    assert display_names(files) == {
+        paths[0]: "context_parallel/dsa_cp.py",
+        paths[1]: "triton/dsa_cp.py",
+        paths[2]: "spec_decode/__init__.py",
+        paths[3]: "worker/__init__.py",
+        paths[4]: "patch/__init__.py",
+        paths[5]: "model_runner_v1.py",
+    }
+    for path, shown in display_names(files).items():
+        assert path.endswith(shown)  # every shown name is the tail of a changed file's path
+
+
+def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -> None:
+    from prdigest.write.template.paragraph import _Draft
+    from prdigest.write.template.phrases import Phrases
+
+    p = Phrases("zh", 1)
+    shorter: list[list[str]] = [[], ["`b.py` 中新增的 `x`、`y`"], ["`c.py` 中新增的 `z`"]]
+    draft = _Draft(
+        p,
+        "值得精读。",
+        [],
+        "",
+        [
+            "`a.py` 中新增的 `u` 与 `v`",
+            "`b.py` 中新增的 `x`、`y` 与 `w`",
+            "`c.py` 中新增的 `z` 与 `q`",
+        ],
+        shorter,
+        set(),
+        "",
+        [],
+        [],
+        limit=0,
+    )
+    assert draft.shrink() and draft.points[-1] == "`c.py` 中新增的 `z`"  # the last point trims
+    assert draft.shrink() and len(draft.points) == 2  # naming one thing, it goes
+    assert "`z`" not in draft.text() and "`w`" in draft.text()
+    while draft.shrink():
+        pass
+    assert draft.points == ["`a.py` 中新增的 `u` 与 `v`", "`b.py` 中新增的 `x`、`y`"]
+
+
+def test_a_long_rewrite_is_no_focus_point(dossiers: dict[int, Dossier]) -> None:
+    from prdigest.core.models import EditFact, Provenance
+    from prdigest.write.template.focus import MAX_EDIT_CHARS, _edit_point
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    d = dossiers[56104]
+    before, after = "x = compute(a, b)", "x = compute(a, b, c=" + "y" * MAX_EDIT_CHARS + ")"
+    edit = EditFact(
+        id="e1", provenance=Provenance(kind="file", ref="a.py"), path="a.py", before=before,
+        after=after,
+    )  # fmt: skip
+    assert (
+        _edit_point(d.model_copy(update={"edits": (edit,)}), Phrases("zh", 1), Cited(), {}) is None
+    )
+    short = edit.model_copy(update={"after": "x = compute(a, b, c)"})
+    point = _edit_point(d.model_copy(update={"edits": (short,)}), Phrases("zh", 1), Cited(), {})
+    assert point is not None and "`x = compute(a, b, c)`" in point.texts[0]

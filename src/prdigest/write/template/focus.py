@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from prdigest.core.models import (
@@ -18,6 +19,16 @@ from prdigest.core.models import (
 )
 from prdigest.write.template.phrases import Cited, Phrases, display_names, file_name
 from prdigest.write.template.title import RELATIVE, STRONG_METRIC, title_claim
+
+
+@dataclass(frozen=True)
+class Point:
+    """A focus point's wordings, fullest first: a shorter one names less, for the paragraph
+    to fit. ``spare``: the shorter ones drop a rewritten expression, not a name."""
+
+    texts: tuple[str, ...]
+    spare: bool = False
+
 
 GENERIC_NAMES = frozenset(
     {
@@ -38,8 +49,12 @@ GENERIC_NAMES = frozenset(
 )
 
 
+MAX_SYMBOL_FILES = 3
+MAX_SYMBOLS_PER_FILE = 5  # the paragraph's length trims them (a shorter wording names fewer)
+
+
 def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
-    """Source symbols worth naming, grouped by file (≤ 2 files, ≤ 3 names each): by salience
+    """Source symbols worth naming, grouped by file (≤ 3 files, ≤ 5 names each): by salience
     (``analyze.salience``), the file of the most salient name first; by lines changed for a
     dossier without a ranking."""
     by_id = {s.id: s for s in d.symbols}
@@ -56,12 +71,12 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
             continue
         by_file.setdefault(s.path, []).append(s)
     picked = []
-    for group in list(by_file.values())[:2]:
+    for group in list(by_file.values())[:MAX_SYMBOL_FILES]:
         added_classes = {
             s.name for s in group if s.kind in ("class", "struct") and s.change == "added"
         }
         group = [s for s in group if s.parent not in added_classes]  # a new class implies them
-        picked.append(group[:3])
+        picked.append(group[:MAX_SYMBOLS_PER_FILE])
     return picked
 
 
@@ -89,7 +104,7 @@ REASON_ORDER = ("in_title", "in_body", "extension_point", "tested", "cross_file"
 def _reason_tag(name: str, d: Dossier, p: Phrases) -> str:
     """Why a name matters, in words its salience reasons back ("" when none is worth saying)."""
     fact = next((x for x in d.salient if x.name == name), None)
-    if fact is None:
+    if fact is None or name in GENERIC_NAMES:  # the body's `__init__` may be another class's
         return ""
     reason = next((r for r in REASON_ORDER if r in fact.reasons), None)
     if reason is None:
@@ -122,10 +137,22 @@ def _symbol_point(
     p: Phrases,
     cited: Cited,
     names: dict[str, str],
-) -> str | None:
+) -> Point | None:
     group = [s for s in group if s.name not in cited.refs]  # named by an earlier point
     if not group:
         return None
+    return Point(
+        tuple(_symbol_text(group[:size], d, p, cited, names) for size in range(len(group), 0, -1))
+    )
+
+
+def _symbol_text(
+    group: list[SymbolFact],
+    d: Dossier,
+    p: Phrases,
+    cited: Cited,
+    names: dict[str, str],
+) -> str:
     by_change: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
     tagged = False
     for s in group:
@@ -166,14 +193,15 @@ def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
     )
 
 
-def _signal_point(d: Dossier, kind: SignalKind, key: str, p: Phrases, cited: Cited) -> str | None:
+def _signal_point(d: Dossier, kind: SignalKind, key: str, p: Phrases, cited: Cited) -> Point | None:
     found = [s for s in d.signals if s.kind is kind][:2]
     if not found:
         return None
     for s in found:
         cited.fact(s.id)
-    return p.get(
-        "point", key, names=p.listing([cited.name(s.detail, s.path or "", s.line) for s in found])
+    shown = [cited.name(s.detail, s.path or "", s.line) for s in found]
+    return Point(
+        tuple(p.get("point", key, names=p.listing(shown[:n])) for n in range(len(shown), 0, -1))
     )
 
 
@@ -219,14 +247,15 @@ def _relocated_tests_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
     )
 
 
-def _test_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     new_tests = [t for t in d.tests if not (t.moved_from or t.renamed_from or t.existed)]
     if not new_tests and not d.techniques:
-        return _relocated_tests_point(d, p, cited)
+        relocated = _relocated_tests_point(d, p, cited)
+        return Point((relocated,)) if relocated else None
     unique = list({t.name: t for t in new_tests}.values())[:2]
     for t in unique:
         cited.fact(t.id)
-    names = p.join([cited.name(t.name, t.path, t.line) for t in unique])
+    shown = [cited.name(t.name, t.path, t.line) for t in unique]
     techniques = []
     for q in d.techniques:
         label = (
@@ -242,10 +271,22 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
         techniques.append(phrase)
         if len(techniques) == 3:
             break
+    if not shown and not techniques:
+        return None
+    sizes = [(len(shown), n) for n in range(len(techniques), -1, -1)]
+    sizes += [(n, 0) for n in range(len(shown) - 1, 0, -1)]
+    variants = [_tests_text(d, p, cited, shown[:a], techniques[:b]) for a, b in sizes]
+    return Point(tuple(v for v in variants if v))
+
+
+def _tests_text(
+    d: Dossier, p: Phrases, cited: Cited, shown: list[str], techniques: list[str]
+) -> str:
     key = "tests"
+    names = p.join(shown)
     if not names:
         if not techniques:
-            return None
+            return ""
         key = "tests_file"
         names = cited.name(PurePosixPath(d.techniques[0].path).name, d.techniques[0].path)
     how = (
@@ -350,23 +391,35 @@ def _edit_text(e: EditFact, p: Phrases, cited: Cited) -> str:
     )
 
 
-def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
+MAX_EDIT_CHARS = 80  # a longer rewrite costs a point's worth of names: the reader opens the file
+
+
+def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> Point | None:
     """The expression the change rewrote in place (at most two of one file)."""
-    if not d.edits:
+    edits = [e for e in d.edits if len(e.before) + len(e.after) <= MAX_EDIT_CHARS]
+    if not edits:
         return None
-    first = d.edits[0]
-    same = [e for e in d.edits[1:3] if e.path == first.path][:1]
-    pairs = p.word("point", "edit_sep").join(_edit_text(e, p, cited) for e in (first, *same))
+    first = edits[0]
+    same = [e for e in edits[1:3] if e.path == first.path][:1]
     where = file_name(first.path, names, cited)
     if first.symbol:
         where = p.get("point", "edit_in", file=where, symbol=cited.name(first.symbol, first.path))
-    return p.get("point", "edit", where=where, pairs=pairs)
+    pair = [first, *same]
+    texts = [_edit_text(e, p, cited) for e in pair]
+    return Point(
+        tuple(
+            p.get("point", "edit", where=where, pairs=p.word("point", "edit_sep").join(texts[:n]))
+            for n in range(len(texts), 0, -1)
+        ),
+        spare=True,
+    )
 
 
 NAME_KEYS = ("named", "tested", "introduced", "gone")
+MAX_NAMES_PER_KIND = 4
 
 
-def _names_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     """Identifiers the change is about that no definition names: the ones the body talks
     about, the ones the new tests exercise too, new ones, gone ones (two kinds at most)."""
     chosen: dict[str, list[SalientFact]] = {}
@@ -386,18 +439,25 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
         else:
             continue
         chosen.setdefault(key, []).append(x)
-    parts = []
-    for key in NAME_KEYS:
-        items = chosen.get(key, [])[:4]
-        if not items:
-            continue
-        shown = [cited.name(x.name, x.path, x.line if x.change != "gone" else None) for x in items]
-        for x in items:
+    picked: list[tuple[str, str]] = []  # (kind, shown name), in the order they are said
+    for key in [k for k in NAME_KEYS if chosen.get(k)][:2]:
+        for x in chosen[key][:MAX_NAMES_PER_KIND]:
             cited.fact(x.id)
-        parts.append(p.get("point", f"names_{key}", names=p.listing(shown)))
-        if len(parts) == 2:
-            break
-    return p.word("point", "edit_sep").join(parts) if parts else None
+            shown = cited.name(x.name, x.path, x.line if x.change != "gone" else None)
+            picked.append((key, shown))
+    if not picked:
+        return None
+    return Point(tuple(_names_text(picked[:size], p) for size in range(len(picked), 0, -1)))
+
+
+def _names_text(picked: list[tuple[str, str]], p: Phrases) -> str:
+    by_key: dict[str, list[str]] = {}
+    for key, shown in picked:
+        by_key.setdefault(key, []).append(shown)
+    parts = [
+        p.get("point", f"names_{key}", names=p.listing(items)) for key, items in by_key.items()
+    ]
+    return p.word("point", "edit_sep").join(parts)
 
 
 def _copies_note(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
@@ -441,30 +501,38 @@ def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
     return p.get("point", key, files=listed, count=more) + p.stop
 
 
-def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[str]:
-    """Two to four places to read, the most telling first: what the PR rewrote, the most
-    salient definitions, the new tests, the names the body talks about, new state and knobs."""
+def _one(text: str | None) -> Point | None:
+    return Point((text,)) if text else None
+
+
+MAX_POINTS = {True: 5, False: 4}  # deep entries, the others; the paragraph's length trims them
+
+
+def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[Point]:
+    """Up to five places to read, the most telling first: what the PR rewrote, the most
+    salient definitions, the new tests, the names the body talks about, new state and knobs;
+    each with its shorter wordings (fewer names), for the paragraph to fit."""
     names = display_names(d.files)
-    ranked: list[tuple[float, str | None]] = [(0, x) for x in _context_points(d, p, cited)]
+    ranked: list[tuple[float, Point | None]] = [(0, _one(x)) for x in _context_points(d, p, cited)]
     groups = _main_symbols(d)
-    ranked.append((1, _edit_point(d, p, cited, names)))
-    ranked.append((1, _field_point(d, p, cited, names)))  # new state, before its class
+    edit = _edit_point(d, p, cited, names)
+    ranked.append((1, edit))
+    ranked.append((1, _one(_field_point(d, p, cited, names))))  # new state, before its class
     ranked += [(1, _symbol_point(g, d, p, cited, names)) for g in groups[:1]]
     if not groups:
-        ranked.append((1, _file_point(d, p, cited, names)))
+        ranked.append((1, _one(_file_point(d, p, cited, names))))
     ranked.append((2, _test_point(d, p, cited)))
-    ranked.append((2 if d.edits else 1, _names_point(d, p, cited)))
+    ranked.append((2 if edit else 1, _names_point(d, p, cited)))
     for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):
         ranked.append((3, _signal_point(d, kind, key, p, cited)))
     ranked += [(2, _symbol_point(g, d, p, cited, names)) for g in groups[1:]]
     if (d.kind is Kind.PERF or (a.level is Level.MUST_READ and d.kind is not Kind.FIX)) and (
         title_claim(d) is None  # a figure already in the title need not be repeated
     ):
-        ranked.append((4, _claim_point(d, p, cited)))
-    ranked.append((5, _copies_note(d, p, cited, names)))
-    points = [text for _rank, text in sorted(ranked, key=lambda x: x[0]) if text]
-    limit = 4 if a.level in (Level.MUST_READ, Level.WORTH_READING) else 3
-    return points[:limit]
+        ranked.append((4, _one(_claim_point(d, p, cited))))
+    ranked.append((5, _one(_copies_note(d, p, cited, names))))
+    points = [point for _rank, point in sorted(ranked, key=lambda x: x[0]) if point]
+    return points[: MAX_POINTS[a.level in (Level.MUST_READ, Level.WORTH_READING)]]
 
 
 def render_focus(points: list[str], p: Phrases) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
-from prdigest.write.template.focus import focus_points, other_files, render_focus
+from prdigest.write.template.focus import Point, focus_points, other_files, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
@@ -90,6 +90,8 @@ class _Draft:
     why: list[str]
     shape: str
     points: list[str]
+    shorter: list[list[str]]  # per point, its shorter wordings (fewer names), longest first
+    spare: set[int]  # points whose shorter wording drops a rewritten expression, not a name
     others: str  # the other files to open, said after the points
     discussion: list[str]
     followups: list[str]
@@ -108,20 +110,25 @@ class _Draft:
         return self.p.finish(self.p.w.join.join(x for x in pieces if x))
 
     def shrink(self) -> bool:
-        """Drop the least important remaining detail; False when nothing more can go."""
-        steps: tuple[str | tuple[list[str], int], ...] = (
+        """Drop the least important remaining detail; False when nothing more can go.
+
+        A focus point first loses names (its shorter wordings), the last point first, and
+        goes only when it names one thing; the first two points go last of all."""
+        steps: tuple[str | tuple[list[str] | str, int], ...] = (
             "shape",
-            "others",
+            ("points", 4),
             (self.discussion, 3),
             (self.followups, 2),
             (self.why, 2),
-            (self.points, 3),
+            "others",
+            ("points", 3),
             (self.discussion, 2),
             (self.followups, 1),
             (self.why, 1),
             (self.discussion, 1),
             "tags",
-            (self.points, 2),
+            ("points", 2),
+            "trim",
             (self.why, 0),
         )
         for step in steps:
@@ -130,26 +137,58 @@ class _Draft:
                     return True
                 continue
             items, keep = step
+            if items == "points":
+                if len(self.points) > keep:
+                    self._trim_or_pop()
+                    return True
+                continue
+            assert isinstance(items, list)
             if len(items) > keep:
                 items.pop()
                 return True
         return False
 
+    def _trim_or_pop(self) -> None:
+        """The last point says fewer names, or goes when it has no shorter wording."""
+        if self.shorter[-1]:
+            self.points[-1] = self.shorter[-1].pop(0)
+        else:
+            self.points.pop()
+            self.shorter.pop()
+            self.spare.discard(len(self.points))
+
     def _drop(self, step: str) -> bool:
-        """One-off steps: the shape remark, the reason tags of the points, the other files."""
+        """One-off steps: the shape remark, the reason tags of the points, the other files,
+        and, when nothing else is left, fewer names in any point (the last first)."""
         if step == "shape" and self.shape:
             self.shape = ""
             return True
         if step == "others" and self.others:
             self.others = ""
             return True
+        if step == "trim":  # a second rewritten expression first, then names, last point first
+            order = sorted(range(len(self.points)), key=lambda i: (i not in self.spare, -i))
+            for i in order:
+                if self.shorter[i]:
+                    self.points[i] = self.shorter[i].pop(0)
+                    return True
+            return False
         if step == "tags":  # only when that alone makes the paragraph fit: a point costs more
             tagged = list(self.points)
             self.points[:] = [_untagged(x, self.p) for x in tagged]
             if self.points != tagged and len(self.text()) <= self.limit:
+                self.shorter[:] = [[_untagged(x, self.p) for x in v] for v in self.shorter]
                 return True
             self.points[:] = tagged
         return False
+
+
+def _split(points: list[Point]) -> tuple[list[str], list[list[str]], set[int]]:
+    return (
+        [p.texts[0] for p in points],
+        [list(p.texts[1:]) for p in points],
+        {i for i, p in enumerate(points) if p.spare},
+    )
 
 
 def paragraph_for(
@@ -163,18 +202,21 @@ def paragraph_for(
     bounds = p.locale.bounds
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = Cited()
+    points, shorter, spare = _split(focus_points(d, a, p, cited))
     draft = _Draft(
         p,
         _verdict(d, a, p, area),
         why_parts(d, p, cited),
         _shape(d, p),
-        focus_points(d, a, p, cited),
+        points,
+        shorter,
+        spare,
         other_files(d, p, cited),
         discussion_parts(d, p, cited) if deep else [],
         followup_items(d, p, cited, 3 if deep else 1),
     )
     # a paragraph for a PR not worth a close read stays within the short bound readers expect
-    limit = bounds.paragraph_max if deep else min(bounds.paragraph_max, bounds.paragraph_short[1])
+    limit = bounds.paragraph_max
     draft.limit = limit
     while len(draft.text()) > limit and draft.shrink():
         pass

@@ -128,15 +128,21 @@ def quote(text: str, limit: int) -> str:
 
 
 def display_names(files: Sequence[FileFact]) -> dict[str, str]:
-    """Basename of each file, or its path where two changed files share a basename."""
-    counts: dict[str, int] = {}
+    """Basename of each file; where changed files share a basename, the shortest tail of its
+    path that no other changed file ends with (``context_parallel/dsa_cp.py``)."""
+    by_base: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for f in files:
-        base = PurePosixPath(f.path).name
-        counts[base] = counts.get(base, 0) + 1
-    return {
-        f.path: (PurePosixPath(f.path).name if counts[PurePosixPath(f.path).name] == 1 else f.path)
-        for f in files
-    }
+        parts = PurePosixPath(f.path).parts
+        by_base.setdefault(parts[-1] if parts else f.path, []).append((f.path, parts))
+    shown: dict[str, str] = {}
+    for group in by_base.values():
+        for path, mine in group:
+            others = [theirs for other, theirs in group if other != path]
+            size = 1
+            while size < len(mine) and any(theirs[-size:] == mine[-size:] for theirs in others):
+                size += 1
+            shown[path] = "/".join(mine[-size:]) if others else (mine[-1] if mine else path)
+    return shown
 
 
 def file_name(path: str, names: dict[str, str], cited: Cited) -> str:
