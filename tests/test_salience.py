@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
+
+import cydifflib
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from prdigest.analyze.moves import similarity
 from prdigest.analyze.patches import parse_patch
 from prdigest.analyze.salience import Context, duplicates, edit_of, rank
@@ -149,3 +155,41 @@ def test_one_salient_fact_per_name_and_file() -> None:
     ]
     ranked, _edits = rank([(fact, patch)], symbols, [], Context("t", "", python_carries=False))
     assert [x.name for x in ranked].count("operator") == 1
+
+
+# -- the compiled matcher -------------------------------------------------------------------
+
+_CODE_TEXT = st.text(alphabet="abcdefxyz_.()[]=+-,: 0123456789'\"", max_size=240)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_CODE_TEXT, b=_CODE_TEXT)
+def test_compiled_matcher_scores_lines_as_difflib_does(a: str, b: str) -> None:
+    # salience pairs lines with cydifflib for speed; its figures must be difflib's to the bit
+    # (lines of 200 characters or more switch on difflib's autojunk heuristic: covered too)
+    ours, reference = cydifflib.SequenceMatcher(None, a, b), difflib.SequenceMatcher(None, a, b)
+    assert ours.real_quick_ratio() == reference.real_quick_ratio()
+    assert ours.quick_ratio() == reference.quick_ratio()
+    assert ours.ratio() == reference.ratio()
+    assert ours.get_opcodes() == reference.get_opcodes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    a=st.lists(st.sampled_from(["self", ".", "x", "(", ")", "=", "1", "'a'", "kv"]), max_size=40),
+    b=st.lists(st.sampled_from(["self", ".", "x", "(", ")", "=", "2", "'a'", "kv"]), max_size=40),
+)
+def test_compiled_matcher_compares_token_lists_as_difflib_does(a: list[str], b: list[str]) -> None:
+    ours, reference = cydifflib.SequenceMatcher(None, a, b), difflib.SequenceMatcher(None, a, b)
+    assert ours.ratio() == reference.ratio()
+    assert ours.get_opcodes() == reference.get_opcodes()
+
+
+def test_a_reused_matcher_scores_each_line_as_a_fresh_one() -> None:
+    # _pair keeps one matcher per added line and swaps the removed line in with set_seq1
+    lines = ["self.block_size = block_size", "x = self.kernel_block_size", "return x + 1"]
+    matcher = cydifflib.SequenceMatcher(None, "", "self.kernel_block_size = block_size")
+    for line in lines:
+        matcher.set_seq1(line)
+        fresh = difflib.SequenceMatcher(None, line, "self.kernel_block_size = block_size")
+        assert (matcher.quick_ratio(), matcher.ratio()) == (fresh.quick_ratio(), fresh.ratio())
