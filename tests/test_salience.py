@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 import cydifflib
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from prdigest.analyze.moves import similarity
 from prdigest.analyze.patches import parse_patch
-from prdigest.analyze.salience import Context, duplicates, edit_of, rank
+from prdigest.analyze.salience import Context, _names_word, duplicates, edit_of, rank
 from prdigest.core.models import FileFact, Provenance, Role, SymbolFact
 
 
@@ -193,3 +194,15 @@ def test_a_reused_matcher_scores_each_line_as_a_fresh_one() -> None:
         matcher.set_seq1(line)
         fresh = difflib.SequenceMatcher(None, line, "self.kernel_block_size = block_size")
         assert (matcher.quick_ratio(), matcher.ratio()) == (fresh.quick_ratio(), fresh.ratio())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab_.-( é1`", max_size=30),
+    word=st.text(alphabet="ab_.é1", min_size=1, max_size=4),
+)
+def test_whole_word_search_is_the_pattern_it_replaces(text: str, word: str) -> None:
+    title_pattern = rf"(?<![\w.]){re.escape(word)}(?!\w)"
+    body_pattern = rf"(?<![\w]){re.escape(word)}(?!\w)"
+    assert _names_word(text, word, after_dot=False) == bool(re.search(title_pattern, text))
+    assert _names_word(text, word) == bool(re.search(body_pattern, text))

@@ -112,8 +112,33 @@ _SKIP_LINE = re.compile(
 _DISTINCT = re.compile(r"\w_\w|[a-z][A-Z]|^[A-Z][A-Z0-9]{3,}$")  # snake, camel, CONSTANT
 
 
+_WORD = re.compile(r"[A-Za-z_][\w.]*")
+_ABSTRACT_HOOK = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)")
+_CONTEXT_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
+
+
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[A-Za-z_][\w.]*", text))
+    return set(_WORD.findall(text))
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what ``\w`` matches in a str pattern
+
+
+def _names_word(text: str, word: str, *, after_dot: bool = True) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word (not inside a longer name; with
+    ``after_dot=False``, not after a dot either): a pattern per name compiled for the search
+    would cost more than the search (and evict the patterns the analyzer reuses)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        before = text[at - 1] if at else ""
+        if not (before and (_word_char(before) or (not after_dot and before == "."))) and not (
+            end < len(text) and _word_char(text[end])
+        ):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 @dataclass
@@ -448,7 +473,7 @@ def _extension_symbols(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[st
                 pending_abstract = True
                 continue
             if pending_abstract:
-                match = re.match(r"^\s*(?:async\s+)?def\s+(\w+)", line.text)
+                match = _ABSTRACT_HOOK.match(line.text)
                 if match:
                     found.add(match.group(1))
                     pending_abstract = False
@@ -494,16 +519,9 @@ def _reasons_of_name(
 ) -> list[str]:
     bare = name.rsplit(".", 1)[-1]
     reasons = []
-    # substring tests first: most names are in neither text, and a pattern per name is costly
-    if bare in context.title and re.search(rf"(?<![\w.]){re.escape(bare)}(?!\w)", context.title):
+    if _names_word(context.title, bare, after_dot=False):
         reasons.append("in_title")
-    elif (
-        name in context.body and re.search(rf"(?<![\w]){re.escape(name)}(?!\w)", context.body)
-    ) or (
-        len(bare) >= 6
-        and bare in context.body
-        and re.search(rf"(?<![\w]){re.escape(bare)}(?!\w)", context.body)
-    ):
+    elif _names_word(context.body, name) or (len(bare) >= 6 and _names_word(context.body, bare)):
         reasons.append("in_body")
     if name in tested or bare in tested:
         reasons.append("tested")
@@ -532,7 +550,7 @@ def _context_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) ->
                 (line.text, line.new_no) for line in hunk.lines if line.kind == " "
             ]
             for text, number in texts:
-                match = re.match(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", text or "")
+                match = _CONTEXT_DEFINITION.match(text or "")
                 if match and match.group(1) not in found and match.group(1) in body:
                     found[match.group(1)] = _Name(
                         match.group(1), fact.path, number, files={fact.path}
