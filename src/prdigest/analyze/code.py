@@ -305,8 +305,8 @@ def _count(stats: dict[tuple[str, str | None], _SymbolStats], target: Definition
 
 def _decorated(hunk: Hunk, language: str | None) -> dict[int, Definition]:
     """Python decorator lines of a hunk and the top-level definition each one decorates."""
-    if language != "python":
-        return {}
+    if language != "python" or not any(line.text[:1] == "@" for line in hunk.lines):
+        return {}  # a decorator line starts with its "@": most hunks have none
     found: dict[int, Definition] = {}
     pending: list[int] = []
     for index, line in enumerate(hunk.lines):

@@ -138,13 +138,18 @@ def _net(code: str, side: str, sides: dict[str, str]) -> bool:
 
 
 def _net_over_pr(
-    found: list[DesignFact], parsed: list[tuple[FileFact, ParsedPatch]]
+    found: list[DesignFact],
+    parsed: list[tuple[FileFact, ParsedPatch]],
+    known: dict[int, dict[str, str]],
 ) -> list[DesignFact]:
     """A fact is net when the PR as a whole has its code more often on its side than on the
-    other (a raise moved between files, or two removed for one added, is no new raise)."""
+    other (a raise moved between files, or two removed for one added, is no new raise);
+    ``known`` holds the sides already joined, by index in ``parsed``."""
+    if not found:
+        return found
     texts = {ADDED: [], REMOVED: []}  # type: dict[str, list[str]]
-    for _fact, patch in parsed:
-        sides = _sides(patch)
+    for index, (_fact, patch) in enumerate(parsed):
+        sides = known.get(index) or _sides(patch)
         texts[ADDED].append(sides[ADDED])
         texts[REMOVED].append(sides[REMOVED])
     added, removed = "\n".join(texts[ADDED]), "\n".join(texts[REMOVED])
@@ -161,12 +166,14 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
     parsed_list = list(parsed)
     found: list[DesignFact] = []
     counts: dict[str, int] = {}
-    for fact, patch in parsed_list:
+    known: dict[int, dict[str, str]] = {}
+    for index, (fact, patch) in enumerate(parsed_list):
         sides: dict[str, str] | None = None
         for pattern in PATTERNS:
             if counts.get(pattern.id, 0) >= MAX_PER_PATTERN or not _candidates(fact, pattern):
                 continue
-            sides = sides if sides is not None else _sides(patch)
+            if sides is None:
+                sides = known[index] = _sides(patch)
             words = pattern.words
             if not any(word in sides[pattern.side] for word in words):
                 continue
@@ -195,4 +202,4 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                         break
                 if counts.get(pattern.id, 0) >= MAX_PER_PATTERN:
                     break
-    return _net_over_pr(found, parsed_list)
+    return _net_over_pr(found, parsed_list, known)

@@ -103,6 +103,8 @@ def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> li
         return []
     blocks: list[Block] = []
     for hunk in patch.hunks:
+        if not any(x.kind == side and ("def " in x.text or "class " in x.text) for x in hunk.lines):
+            continue  # no definition line on this side: no block (most hunks)
         lines = [x for x in hunk.lines if x.kind in (side, CONTEXT)]
         classes: list[tuple[int, str]] = []  # (indent, name) of open classes on this side
         for index, line in enumerate(lines):
@@ -163,6 +165,8 @@ def _same_kind(a: Block, b: Block) -> bool:
 
 
 def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> None:
+    if not removed or not added:
+        return  # nothing taken away, or nothing put back: no move
     counted = {id(b): _Lines(b.body) for b in (*removed, *added)}
 
     def alike(a: Block, b: Block) -> float:

@@ -422,7 +422,7 @@ _TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.(?:py|rs|go|sh|js|
 def _removed_test_names(patch: ParsedPatch) -> list[tuple[str, int | None]]:
     found = []
     for line in patch.removed():
-        m = _TEST_DEF.match(line.text)
+        m = _TEST_DEF.match(line.text) if "test_" in line.text else None
         if m:
             found.append((m.group(1) or m.group(2), line.old_no))
     return found
@@ -446,15 +446,18 @@ def _tests_deleted(
     for commit in commits:  # a test written during review and dropped before merge
         if commit.after_review and _TEST_DROPPED.search(commit.headline):
             out.add(SignalKind.TESTS_DELETED, commit.headline[:90], provenance=commit.provenance)
-    added_tests = {
-        m.group(1) or m.group(2)
-        for _fact, patch in parsed
-        for line in patch.added()
-        if (m := _TEST_DEF.match(line.text))
-    }
+    added_tests: set[str] | None = None  # read only when a test is removed: few PRs
     moved_files = set(moves.files.values())
 
     def replaced(path: str, name: str) -> bool:
+        nonlocal added_tests
+        if added_tests is None:
+            added_tests = {
+                m.group(1) or m.group(2)
+                for _fact, patch in parsed
+                for line in patch.added()
+                if "test_" in line.text and (m := _TEST_DEF.match(line.text))
+            }
         return name in added_tests or moves.replaced(path, name)
 
     patches = {fact.path: patch for fact, patch in parsed}
