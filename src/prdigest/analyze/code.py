@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, Hunk, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import Provenance, SymbolFact, TechniqueFact, TestFact
 
 LANGUAGES = {
@@ -341,24 +341,28 @@ def _walk_hunk(
             scope.stack.append(opened)
     last: dict[str, tuple[Definition, str | None]] = {}  # parent_of is asked once per target
     decorated = _decorated(hunk, language)
+    stacks = (sides[ADDED].stack, sides[REMOVED].stack)
     for index, line in enumerate(hunk.lines):
         text = line.text
         body = text.lstrip()
         if not body:
             continue
-        if index in decorated and line.kind != CONTEXT:  # a decorator is its definition's
+        if decorated and index in decorated and line.kind != CONTEXT:  # its definition's
             _count(stats, decorated[index])
             continue
         definition = definition_in(text, language)
-        touched = (ADDED, REMOVED) if line.kind == CONTEXT else (line.kind,)
-        if definition is not None:
-            for side in touched:
-                sides[side].enter(definition)
         if line.kind == CONTEXT:
-            if definition is None:
-                for scope in sides.values():
-                    scope.current(len(text) - len(body))
+            if definition is not None:
+                sides[ADDED].enter(definition)
+                sides[REMOVED].enter(definition)
+            elif indented:  # indentation closes scopes on both sides (_Scope.current)
+                indent = len(text) - len(body)
+                for stack in stacks:
+                    while stack and stack[-1].indent >= indent:
+                        stack.pop()
             continue
+        if definition is not None:
+            sides[line.kind].enter(definition)
         scope = sides[line.kind]
         target = definition if definition is not None else scope.current(len(text) - len(body))
         named = None if definition is not None else constant_in(text, language)
@@ -377,19 +381,32 @@ def _walk_hunk(
         else:
             parent = scope.parent_of(target)
             last[line.kind] = (target, parent)
-        entry = stats.get((target.name, parent))
-        if entry is None:
-            entry = _SymbolStats(target.name, target.kind, parent, order=len(stats))
-            stats[(target.name, parent)] = entry
-        entry.lines_changed += 1
-        if definition is not None or named is not None:
-            if line.kind == ADDED:
-                entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"
-            else:
-                entry.removed_def = True
-                entry.line = entry.line or line.old_no
-        elif entry.line is None and line.kind == ADDED:
-            entry.line = line.new_no
+        _attribute(stats, line, target, parent, defines=definition is not None or named is not None)
+
+
+def _attribute(
+    stats: dict[tuple[str, str | None], _SymbolStats],
+    line: DiffLine,
+    target: Definition,
+    parent: str | None,
+    *,
+    defines: bool,
+) -> None:
+    """Count a changed line for ``target``; a line that ``defines`` it marks it added or
+    removed."""
+    entry = stats.get((target.name, parent))
+    if entry is None:
+        entry = _SymbolStats(target.name, target.kind, parent, order=len(stats))
+        stats[(target.name, parent)] = entry
+    entry.lines_changed += 1
+    if defines:
+        if line.kind == ADDED:
+            entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"
+        else:
+            entry.removed_def = True
+            entry.line = entry.line or line.old_no
+    elif entry.line is None and line.kind == ADDED:
+        entry.line = line.new_no
 
 
 _YAML_STEP = re.compile(r"^\s*-?\s*label:\s*[\"']?(?P<name>[^\"'#]+?)[\"']?\s*(?:#.*)?$")

@@ -72,33 +72,38 @@ def _hunk_body(
     """The lines of one hunk from ``start``; returns them and the index after the hunk."""
     body: list[DiffLine] = []
     append = body.append
-    index = start
+    index, count = start, len(lines)
     while old_left > 0 or new_left > 0:
-        if index >= len(lines):
+        if index >= count:
             raise _PatchError("hunk is shorter than its header says")
         raw = lines[index]
         index += 1
         tag = raw[:1]
+        # each branch checks only the count it lowers: the other one was checked before
         if tag == "+":
             append(_new_line(DiffLine, (ADDED, raw[1:], None, new_no)))
             new_no += 1
             new_left -= 1
+            if new_left < 0:
+                raise _PatchError(f"line {index}: hunk is longer than its header says")
         elif tag == "-":
             append(_new_line(DiffLine, (REMOVED, raw[1:], old_no, None)))
             old_no += 1
             old_left -= 1
+            if old_left < 0:
+                raise _PatchError(f"line {index}: hunk is longer than its header says")
         elif tag == " " or not raw:  # an empty line is a context line whose space was trimmed
             append(_new_line(DiffLine, (CONTEXT, raw[1:], old_no, new_no)))
             old_no += 1
             new_no += 1
             old_left -= 1
             new_left -= 1
+            if old_left < 0 or new_left < 0:
+                raise _PatchError(f"line {index}: hunk is longer than its header says")
         elif tag == "\\":  # "\\ No newline at end of file"
             continue
         else:
             raise _PatchError(f"line {index}: unexpected {raw[:20]!r} inside a hunk")
-        if old_left < 0 or new_left < 0:
-            raise _PatchError(f"line {index}: hunk is longer than its header says")
     while index < len(lines) and lines[index].startswith("\\"):
         index += 1
     return body, index

@@ -398,11 +398,14 @@ def _edits(
                 if line is not None and line.kind == ADDED:
                     added.append(line)
                     continue
-                pairs, old_rest, new_rest = _pair(fact, removed, added, 0.6)
-                found += pairs
-                left_old += old_rest
-                left_new += new_rest
-                removed, added = [], []
+                if removed or added:  # a context line between two others ends no block
+                    olds = [x for x in removed if _editable(x)]
+                    news = [x for x in added if _editable(x)]
+                    pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6)
+                    found += pairs
+                    left_old += old_rest
+                    left_new += new_rest
+                    removed, added = [], []
                 if line is not None and line.kind == REMOVED:
                     removed.append(line)
         if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES:
@@ -411,13 +414,13 @@ def _edits(
 
 
 def _pair(
-    fact: FileFact, removed: list[DiffLine], added: list[DiffLine], floor: float
+    fact: FileFact, olds: list[DiffLine], news: list[DiffLine], floor: float
 ) -> tuple[list[tuple[FileFact, DiffLine, str, str]], list[DiffLine], list[DiffLine]]:
     """Edits of removed lines by their most similar added line (each used once), and the
-    lines of each side left without a partner."""
+    lines of each side left without a partner; the lines given are all :func:`_editable`."""
     out: list[tuple[FileFact, DiffLine, str, str]] = []
-    olds = [x for x in removed if _editable(x)]
-    news = [x for x in added if _editable(x)]
+    if not olds or not news:
+        return out, olds, news
     used: set[int] = set()
     unpaired: list[DiffLine] = []
     texts = [new.text.strip() for new in news]
