@@ -231,7 +231,7 @@ def day_costs() -> None:
         calls = writer.plan(day.requests, lang="zh")
         ours = sum(
             c.prompt_tokens
-            + (PARAGRAPH_OUTPUT if c.purpose == "paragraph" else TITLE_OUTPUT * len(c.numbers))
+            + (PARAGRAPH_OUTPUT if c.purpose == "paragraph" else TITLE_OUTPUT) * len(c.numbers)
             for c in calls
         )
         theirs = per_commit_tokens(list(day.records))

@@ -40,6 +40,7 @@ def _repair_systems() -> frozenset[str]:
 
 
 _TITLE_ITEM = re.compile(r"^#(\d+) ", re.M)
+_PACK_ITEM = re.compile(r"^### PR #(\d+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,11 @@ class Call:
         return int(match.group(1)) if match else None
 
     @property
+    def pack_numbers(self) -> list[int]:
+        """The PRs of a pack request (several entries in one request), in order."""
+        return [int(n) for n in _PACK_ITEM.findall(self.first_user)]
+
+    @property
     def title_numbers(self) -> list[int]:
         return [int(n) for n in _TITLE_ITEM.findall(self.first_user)]
 
@@ -108,6 +114,12 @@ def entry_json(title: str, paragraph: str | None = None, cites: list[str] | None
     if paragraph is not None:
         data["paragraph"] = paragraph
     return json.dumps(data, ensure_ascii=False)
+
+
+def pack_json(entries: dict[int, str]) -> str:
+    """A pack reply from each PR's entry JSON (as :func:`entry_json` writes it)."""
+    items = [{"number": n, **json.loads(e)} for n, e in entries.items()]
+    return json.dumps({"entries": items}, ensure_ascii=False)
 
 
 def titles_json(titles: dict[int, str]) -> str:

@@ -36,6 +36,7 @@ def llm_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PRDIGEST_LLM_MODEL", "fake-model")
     monkeypatch.setenv("PRDIGEST_LLM_API_KEY", SECRET)
+    monkeypatch.setenv("PRDIGEST_LLM_PACK", "1")  # one request per entry, as these tests script
 
 
 def _import(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

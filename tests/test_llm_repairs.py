@@ -48,7 +48,7 @@ def request(number: int, paragraph: bool = True, pr: PullRequest | None = None) 
 def write(
     url: str, requests: Sequence[WriteRequest], **settings: object
 ) -> tuple[LLMWriter, BatchResult]:
-    values: dict[str, object] = {"base_url": url, "model": "fake"}
+    values: dict[str, object] = {"base_url": url, "model": "fake", "pack_entries": 1}
     values.update(settings)
     w = LLMWriter(LLMSettings(**values), sleep=NoSleep())  # type: ignore[arg-type]
     return w, w.write_batch(requests, lang="zh")
@@ -240,7 +240,7 @@ def test_made_up_cite_ids_are_reported_with_the_entry() -> None:
 def test_dry_run_plans_the_calls_without_sending_any() -> None:
     requests = [request(NUMBER), request(OTHER), *(request(n, paragraph=False) for n in LISTED)]
     with FakeLLM(good) as fake:
-        w = LLMWriter(LLMSettings(base_url=fake.url, model="fake"))
+        w = LLMWriter(LLMSettings(base_url=fake.url, model="fake", pack_entries=1))
         plan = w.plan(requests, lang="zh")
         assert not fake.calls
     assert [c.purpose for c in plan] == ["titles", "paragraph", "paragraph"]
@@ -252,7 +252,8 @@ def test_progress_reports_entries_done_and_tokens() -> None:
     requests = [request(NUMBER), request(OTHER), request(LISTED[0], paragraph=False)]
     with FakeLLM(good) as fake:
         w = LLMWriter(
-            LLMSettings(base_url=fake.url, model="fake"), progress=lambda *a: seen.append(a)
+            LLMSettings(base_url=fake.url, model="fake", pack_entries=1),
+            progress=lambda *a: seen.append(a),
         )
         w.write_batch(requests, lang="zh")
     assert [s[:2] for s in seen] == [(1, 3), (2, 3), (3, 3)]

@@ -75,7 +75,13 @@ class Sleeps:
 
 
 def writer(url: str, sleep: Sleeps | None = None, **settings: object) -> LLMWriter:
-    values: dict[str, object] = {"base_url": url, "model": "fake-model", "api_key": SECRET}
+    # one request per entry, the behaviour these tests script per PR (packs: test_llm_pack.py)
+    values: dict[str, object] = {
+        "base_url": url,
+        "model": "fake-model",
+        "api_key": SECRET,
+        "pack_entries": 1,
+    }
     values.update(settings)
     return LLMWriter(LLMSettings(**values), sleep=sleep or Sleeps())  # type: ignore[arg-type]
 

@@ -98,13 +98,19 @@ class LLMConfig(ConfigModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     retries: int | None = Field(default=None, ge=0, le=6)
     repairs: int | None = Field(default=None, ge=0, le=3)
+    pack: int | None = Field(default=None, ge=1, le=8)
     json_mode: Literal["auto", "on", "off"] | None = None
     budget_tokens: int | None = Field(default=None, ge=1_000)
     max_cost_tokens: int | None = Field(default=None, ge=0)
 
     def settings(self) -> dict[str, Any]:
         """The table as :class:`~prdigest.write.llm.settings.LLMSettings` field names."""
-        names = {"timeout": "timeout_s", "context": "context_tokens", "retries": "max_retries"}
+        names = {
+            "timeout": "timeout_s",
+            "context": "context_tokens",
+            "retries": "max_retries",
+            "pack": "pack_entries",
+        }
         return {names.get(k, k): v for k, v in self.model_dump().items() if v is not None}
 
 

@@ -76,6 +76,7 @@ LLM_VARIABLES: dict[str, str] = {
     "PRDIGEST_LLM_TEMPERATURE": "temperature",
     "PRDIGEST_LLM_RETRIES": "max_retries",
     "PRDIGEST_LLM_REPAIRS": "repairs",
+    "PRDIGEST_LLM_PACK": "pack_entries",
     "PRDIGEST_LLM_JSON_MODE": "json_mode",
     "PRDIGEST_LLM_BUDGET_TOKENS": "budget_tokens",
     "PRDIGEST_LLM_MAX_COST_TOKENS": "max_cost_tokens",

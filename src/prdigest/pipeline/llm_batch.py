@@ -39,8 +39,11 @@ def _writer(
     writer = make_writer(replace(spec, writer="llm"), env)
     if not isinstance(writer, LLMWriter):  # pragma: no cover - the registry's "llm" entry
         raise ConfigError("the batch engine needs the LLM writer", key="--writer")
+    # one request per entry: a later round must find an entry's first request again when
+    # other entries of its pack are cached by then, and a pack's body would change with them
     return replace(
         writer,
+        settings=writer.settings.model_copy(update={"pack_entries": 1}),
         http_client_factory=lambda: httpx.AsyncClient(transport=transport()),
         sleep=_no_wait,
     )

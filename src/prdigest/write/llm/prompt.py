@@ -27,7 +27,7 @@ from prdigest.write.llm import budget as b
 
 Message = dict[str, str]
 
-PROMPT_VERSION = "entry-v3"
+PROMPT_VERSION = "entry-v4"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
@@ -150,6 +150,12 @@ class EntryPrompt:
     hunks_shown: int
     hunks_total: int
     verdict: str
+    item: str = ""  # the PR's block of a pack request: its verdict, length and fenced data
+    glossary: str = ""  # the glossary lines of its PR
+
+    @property
+    def system_tokens(self) -> int:
+        return b.estimate_tokens(self.messages[0]["content"])
 
 
 def deep_level(level: Level) -> bool:
@@ -157,11 +163,15 @@ def deep_level(level: Level) -> bool:
     return level in (Level.MUST_READ, Level.WORTH_READING)
 
 
-def system_message(lang: str, style: str, level: Level = Level.MUST_READ) -> str:
+def system_message(
+    lang: str, style: str, level: Level = Level.MUST_READ, *, pack: bool = False
+) -> str:
     """The instructions: in full for a close-read paragraph; for a short one only what a
-    short entry needs (the same rules on sources and untrusted data, in fewer words)."""
+    short entry needs (the same rules on sources and untrusted data, in fewer words). A pack
+    request asks for one JSON item per PR."""
+    spec = prompt_spec(lang)
     key = "system" if deep_level(level) else "system_short"
-    return fill(prompt_spec(lang)[key], style=style)
+    return fill(spec[key], style=style, output=spec["output_pack" if pack else "output_one"])
 
 
 @dataclass(frozen=True)
@@ -172,13 +182,16 @@ class Readers:
     audience: str | None = None
 
 
-def _user(lang: str, d: Dossier, a: Assessment, data: str, gloss: str, who: Readers) -> str:
+def _user(
+    lang: str, d: Dossier, a: Assessment, data: str, gloss: str, who: Readers, key: str = "user"
+) -> str:
+    """The user message of one PR (``key`` ``user``), or its block of a pack (``pack_item``)."""
     spec = prompt_spec(lang)
     deep = deep_level(a.level)
     audience = who.audience
     fence, safe = fence_for(data)
     return fill(
-        spec["user"],
+        spec[key],
         repo=d.repo,
         number=str(d.number),
         verdict=verdict_phrase(a, lang, who.area),
@@ -260,7 +273,27 @@ def entry_prompt(
         hunks_shown=diff.shown,
         hunks_total=diff.total,
         verdict=verdict_phrase(a, lang, who.area),
+        item=_user(lang, d, a, data, gloss, who, key="pack_item"),
+        glossary=gloss,
     )
+
+
+def pack_messages(
+    repo: str, entries: Sequence[EntryPrompt], lang: str, style: str, level: Level
+) -> tuple[Message, ...]:
+    """One request for several PRs' entries: the instructions once (for ``level``, with
+    ``style``), then each PR's block exactly as its own request would carry its data."""
+    spec = prompt_spec(lang)
+    lines = dict.fromkeys(x for e in entries for x in e.glossary.splitlines() if x)
+    user = fill(
+        spec["pack_user"],
+        repo=repo,
+        count=str(len(entries)),
+        glossary="\n".join(lines) or spec["no_glossary"],
+        items="\n\n".join(e.item for e in entries),
+    )
+    system = system_message(lang, style, level, pack=True)
+    return ({"role": "system", "content": system}, {"role": "user", "content": user})
 
 
 def repair_messages(

@@ -20,6 +20,7 @@ DEFAULT_BUDGET_TOKENS = 8_000
 DEFAULT_CONCURRENCY = 8  # a remote API that reports no slots
 LOCAL_CONCURRENCY = 1  # a server on this machine that reports no slots: one request at a time
 DEFAULT_MAX_OUTPUT_TOKENS = 1_200
+DEFAULT_PACK_ENTRIES = 4  # paragraph entries per request
 OUTPUT_MARGIN_TOKENS = 64  # chat-template tokens a server adds around the messages
 
 
@@ -53,6 +54,7 @@ class LLMSettings(BaseModel):
     temperature: float = Field(default=0.2, ge=0, le=2)
     max_output_tokens: int = Field(default=DEFAULT_MAX_OUTPUT_TOKENS, ge=100)
     repairs: int = Field(default=1, ge=0, le=3)
+    pack_entries: int = Field(default=DEFAULT_PACK_ENTRIES, ge=1, le=8)
     max_retry_after_s: float = Field(default=60.0, ge=0)  # a longer wait is not worth it
 
     def __repr__(self) -> str:  # the key is a SecretStr already; keep the repr short too

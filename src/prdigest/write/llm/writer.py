@@ -24,7 +24,9 @@ same model and prompt would pay for the same failure).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
+import json
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -214,14 +216,39 @@ class LLMWriter:
             )
             for chunk in _chunks(listed)
         ]
-        for r in deep:
-            built = self._entry_prompt(r, lang, style)
+        for pack in self._packs(deep, lang, style):
+            messages = self._pack_messages(pack, lang, style)
             calls.append(
                 PlannedCall(
-                    "paragraph", (r.dossier.number,), built.tokens, self.settings.max_output_tokens
+                    "paragraph",
+                    tuple(r.dossier.number for r, _ in pack),
+                    sum(estimate_tokens(m["content"]) for m in messages),
+                    self.settings.max_output_tokens * len(pack),
                 )
             )
         return calls
+
+    def _packs(
+        self, deep: Sequence[WriteRequest], lang: Lang, style: str
+    ) -> list[list[tuple[WriteRequest, p.EntryPrompt]]]:
+        """The paragraph requests in packs (see :func:`pack_requests`)."""
+        built = [(r, self._entry_prompt(r, lang, style)) for r in deep]
+        return pack_requests(built, self.settings)
+
+    def _pack_messages(
+        self, pack: Sequence[tuple[WriteRequest, p.EntryPrompt]], lang: Lang, style: str
+    ) -> tuple[Message, ...]:
+        """What is sent for a pack: one PR's own prompt, or the pack request of several."""
+        if len(pack) == 1:
+            return pack[0][1].messages
+        level = min((r.assessment.level for r, _ in pack), key=_LEVEL_ORDER.index)
+        return p.pack_messages(
+            pack[0][0].dossier.repo,
+            [built for _, built in pack],
+            lang,
+            self._style_for(level, style),
+            level,
+        )
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -251,11 +278,12 @@ class LLMWriter:
             # wait for the network, none built long before it is needed.
             building = asyncio.Semaphore(2 * client.concurrency)
 
-            async def paragraph(r: WriteRequest) -> _Outcome:
+            async def paragraphs(pack: list[tuple[WriteRequest, p.EntryPrompt]]) -> list[_Outcome]:
                 async with building:
-                    outcome = await self._paragraph(client, r, lang, style, ledger)
-                report(outcome)
-                return outcome
+                    outcomes = await self._pack(client, pack, lang, style, ledger)
+                for outcome in outcomes:
+                    report(outcome)
+                return outcomes
 
             async def titles(chunk: Sequence[WriteRequest]) -> list[_Outcome]:
                 outcomes = await self._titles(client, chunk, lang, ledger)
@@ -265,9 +293,10 @@ class LLMWriter:
             # titles first: their request is small, and scheduled first it is not starved by
             # the paragraph requests' budget reservations
             titles_future = asyncio.gather(*(titles(c) for c in _chunks(listed)))
-            singles = await asyncio.gather(*(paragraph(r) for r in deep))
+            packs = self._packs(deep, lang, style)
+            written = await asyncio.gather(*(paragraphs(pack) for pack in packs))
             titled = await titles_future
-        outcomes = [o for group in titled for o in group] + list(singles)
+        outcomes = [o for group in titled for o in group] + [o for g in written for o in g]
         return self._result(requests, outcomes, ledger)
 
     def _result(
@@ -352,30 +381,91 @@ class LLMWriter:
         need = tokens + self.settings.max_output_tokens + OUTPUT_MARGIN_TOKENS
         return need <= self.settings.context_tokens
 
-    async def _paragraph(
-        self, client: LLMClient, r: WriteRequest, lang: Lang, style: str, ledger: Ledger
-    ) -> _Outcome:
-        built = self._entry_prompt(r, lang, style)
+    async def _pack(
+        self,
+        client: LLMClient,
+        pack: Sequence[tuple[WriteRequest, p.EntryPrompt]],
+        lang: Lang,
+        style: str,
+        ledger: Ledger,
+    ) -> list[_Outcome]:
+        """The entries of a pack: one request, then each entry verified, fixed, repaired or
+        replaced on its own, as if its reply had come alone. An entry the reply lacks (or a
+        reply with no JSON object) is asked for in its own request; a server error or a budget
+        refusal fails every entry of the pack as it would fail one."""
         # one slot for the first attempt and its repairs: a repair follows at once
         async with client.slot():
-            return await self._write_entry(client, r, lang, built, ledger)
+            if len(pack) == 1:
+                r, built = pack[0]
+                return [await self._write_entry(client, r, lang, built, ledger)]
+            words = locale(lang).verify
+            messages = self._pack_messages(pack, lang, style)
+            refs = ", ".join(r.dossier.ref for r, _ in pack)
+            started = time.monotonic()
+            try:
+                completion = await self._call(
+                    client, messages, self.settings.max_output_tokens * len(pack), ledger, refs
+                )
+            except LLMBudgetError:
+                return [
+                    self._failed(r, lang, _Tally(), "budget", None, [str(words["budget"])])
+                    for r, _ in pack
+                ]
+            except LLMError as exc:
+                if isinstance(exc, LLMResponseError) and exc.status is None:
+                    return [await self._write_entry(client, r, lang, b, ledger) for r, b in pack]
+                tally = _Tally()
+                tally.add_failed(
+                    messages, time.monotonic() - started, isinstance(exc, LLMTimeoutError)
+                )
+                finding = str(words["error"]).format(exc)
+                shares = _split_tally(tally, [b.tokens for _, b in pack], [1] * len(pack))
+                return [
+                    self._failed(r, lang, share, "error", str(exc), [finding])
+                    for (r, _), share in zip(pack, shares, strict=True)
+                ]
+            items = _offered_entries(completion.data)
+            answers = [items.get(r.dossier.number) for r, _ in pack]
+            sizes = [len(json.dumps(a, ensure_ascii=False)) if a else 0 for a in answers]
+            shares = _split_tally(
+                _one(completion), [b.tokens - b.system_tokens for _, b in pack], sizes
+            )
+            outcomes: list[_Outcome] = []
+            for (r, built), answer, share in zip(pack, answers, shares, strict=True):
+                first = None
+                if answer is not None and not completion.reasoning_truncated:
+                    first = dataclasses.replace(
+                        completion, content=json.dumps(answer, ensure_ascii=False), data=answer
+                    )
+                outcomes.append(
+                    await self._write_entry(client, r, lang, built, ledger, first, share)
+                )
+            return outcomes
 
     async def _write_entry(
-        self, client: LLMClient, r: WriteRequest, lang: Lang, built: p.EntryPrompt, ledger: Ledger
+        self,
+        client: LLMClient,
+        r: WriteRequest,
+        lang: Lang,
+        built: p.EntryPrompt,
+        ledger: Ledger,
+        first: Completion | None = None,
+        spent: _Tally | None = None,
     ) -> _Outcome:
+        """One entry: its first request (or ``first``, its answer taken from a pack reply whose
+        share of the cost is ``spent``), then the checks, fixes and repairs."""
         d = r.dossier
         words = locale(lang).verify
         grounds = grounds_for(r)
-        tally = _Tally()
+        tally = spent or _Tally()
         messages: list[Message] = list(built.messages)
         previous: str | None = None
         findings: list[str] = []
         for attempt in range(1 + self.settings.repairs):
             started = time.monotonic()
             try:
-                completion = await self._call(
-                    client, messages, self.settings.max_output_tokens, ledger, d.ref
-                )
+                given = first if attempt == 0 else None
+                completion = await self._ask(client, messages, ledger, d.ref, tally, given)
             except LLMBudgetError:
                 return self._failed(r, lang, tally, "budget", None, [str(words["budget"])])
             except LLMError as exc:
@@ -386,7 +476,6 @@ class LLMWriter:
                     findings.append(finding)  # no usable reply to repair: ask once more
                     continue
                 return self._failed(r, lang, tally, "error", str(exc), [*findings, finding])
-            tally.add(completion)
             if completion.reasoning_truncated:
                 findings.append(
                     str(words["reasoning_truncated"]).format(self.settings.max_output_tokens)
@@ -420,6 +509,23 @@ class LLMWriter:
                 break
         entry = self._fallback(r, lang, findings)
         return _Outcome(entry, True, self._usage(r, tally, "fallback", findings))
+
+    async def _ask(
+        self,
+        client: LLMClient,
+        messages: Sequence[Message],
+        ledger: Ledger,
+        pr: str,
+        tally: _Tally,
+        given: Completion | None,
+    ) -> Completion:
+        """``given`` (an answer from a pack reply, already counted), else one request's reply,
+        counted in ``tally``."""
+        if given is not None:
+            return given
+        completion = await self._call(client, messages, self.settings.max_output_tokens, ledger, pr)
+        tally.add(completion)
+        return completion
 
     def _repair_messages(
         self, d: Dossier, answer: str, problems: Sequence[str], built: p.EntryPrompt, lang: Lang
@@ -614,6 +720,93 @@ class LLMWriter:
                 _Outcome(entry, cacheable, usage if first else None, note if first else None)
             )
         return outcomes
+
+
+_LEVEL_ORDER = list(Level)  # must-read first
+PACK_ROOM_FACTOR = 2  # a pack's prompt stays within twice the must-read budget
+
+
+def pack_requests(
+    built: Sequence[tuple[WriteRequest, p.EntryPrompt]], settings: LLMSettings
+) -> list[list[tuple[WriteRequest, p.EntryPrompt]]]:
+    """Paragraph requests packed, in order, up to ``settings.pack_entries`` a request: close-read
+    entries with close-read ones, short ones with short ones (their instructions differ).
+    A pack's prompt is the instructions once plus each entry's own block, at most
+    :data:`PACK_ROOM_FACTOR` times the prompt room, and with every entry's output allowance
+    within the server's context when it is known. Each entry's data is what its own request
+    would carry: packing saves the repeated instructions, not evidence."""
+    limit = settings.pack_entries
+    room = PACK_ROOM_FACTOR * settings.prompt_room
+    packs: list[list[tuple[WriteRequest, p.EntryPrompt]]] = []
+    open_: dict[bool, tuple[list[tuple[WriteRequest, p.EntryPrompt]], int]] = {}
+    for r, b in built:
+        deep = p.deep_level(r.assessment.level)
+        current = open_.get(deep)
+        if current is not None and limit > 1:
+            members, tokens = current
+            grown = tokens + b.tokens - b.system_tokens
+            outputs = settings.max_output_tokens * (len(members) + 1)
+            fits_context = (
+                settings.context_tokens is None
+                or grown + outputs + OUTPUT_MARGIN_TOKENS <= settings.context_tokens
+            )
+            if len(members) < limit and grown <= room and fits_context:
+                members.append((r, b))
+                open_[deep] = (members, grown)
+                continue
+        members = [(r, b)]
+        packs.append(members)
+        open_[deep] = (members, b.tokens)
+    return packs
+
+
+def _one(c: Completion) -> _Tally:
+    tally = _Tally()
+    tally.add(c)
+    return tally
+
+
+def _split_tally(tally: _Tally, prompts: Sequence[int], outputs: Sequence[int]) -> list[_Tally]:
+    """A pack's cost shared among its entries: prompt tokens by the size of each entry's data,
+    completion tokens by the size of its answer; the request, its attempts and time are
+    counted once, with the first entry, so a run's totals stay exact."""
+
+    def shares(total: int, weights: Sequence[int]) -> list[int]:
+        whole = sum(weights) or len(weights)
+        parts = [total * (w if sum(weights) else 1) // whole for w in weights]
+        parts[0] += total - sum(parts)
+        return parts
+
+    prompt = shares(tally.prompt, prompts)
+    completion = shares(tally.completion, outputs)
+    out = []
+    for index, (pt, ct) in enumerate(zip(prompt, completion, strict=True)):
+        first = index == 0
+        out.append(
+            _Tally(
+                prompt=pt,
+                completion=ct,
+                requests=tally.requests if first else 0,
+                attempts=tally.attempts if first else 0,
+                estimated=tally.estimated,
+                seconds=tally.seconds if first else 0.0,
+            )
+        )
+    return out
+
+
+def _offered_entries(data: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
+    """The items of a pack reply by PR number (an item without a usable number is dropped)."""
+    items = data.get("entries") if data else None
+    offered: dict[int, dict[str, Any]] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            try:
+                number = int(item.get("number", 0))
+            except (TypeError, ValueError):
+                continue
+            offered.setdefault(number, {k: v for k, v in item.items() if k != "number"})
+    return offered
 
 
 def _split(requests: Sequence[WriteRequest]) -> tuple[list[WriteRequest], list[WriteRequest]]:
