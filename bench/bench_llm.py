@@ -17,8 +17,13 @@ Run: python bench/bench_llm.py   (no network: a fake OpenAI-compatible server on
 4. Tokens and requests per day for development days of about 10 and 20 PRs and a 100-PR window
    (several days as one), against a per-commit tool: one request per commit (squash merge: one
    per PR) carrying its message and its patch cut to 10,000 characters. Prompt tokens are
-   estimated the same way on both sides; output is counted as 300 tokens per per-commit
-   summary, 500 per paragraph and 40 per title. Target ≤ 0.5× the per-commit tokens.
+   estimated the same way on both sides, and so is output, from the same development
+   references: a per-commit summary counts as a median reference paragraph, a prdigest
+   paragraph as a median reference entry in the reply's JSON (title, paragraph, cites, PR
+   number), a listed PR's title as a median reference title item. (Until entry-v4 the bench
+   counted a flat 500 tokens per paragraph against 300 per summary: a paragraph at its length
+   limit against a typical summary; that figure is printed beside.) Target ≤ 0.5× the
+   per-commit tokens.
 
 3 and 4 need the development records (``PRDIGEST_DEV_RECORDS``, see ``bench/devdays.py``); they
 are skipped with a message when the records are absent.
@@ -46,6 +51,7 @@ from prdigest.write import WriteRequest  # noqa: E402
 from prdigest.write.llm import LLMSettings, LLMWriter  # noqa: E402
 from prdigest.write.llm.prompt import entry_prompt  # noqa: E402
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples  # noqa: E402
+from prdigest.write.llm.writer import PlannedCall  # noqa: E402
 from prdigest.write.template import TemplateWriter  # noqa: E402
 
 from fakellm import Call, FakeLLM, Reply, entry_json  # noqa: E402
@@ -145,7 +151,10 @@ def concurrency_figures() -> None:
         return Reply(replies[call.pr_number or 0])
 
     with FakeLLM(respond, latency=LATENCY_S) as fake:
-        settings = LLMSettings(base_url=fake.url, model="bench", concurrency=CONCURRENCY)
+        # one request per entry: this figure is about concurrent requests, not packs
+        settings = LLMSettings(
+            base_url=fake.url, model="bench", concurrency=CONCURRENCY, pack_entries=1
+        )
         writer = LLMWriter(settings)
         started = time.perf_counter()
         result = writer.write_batch(requests, lang="zh")
@@ -166,7 +175,33 @@ PER_COMMIT_INSTRUCTION = (
     "reviewer should look at. Answer in Chinese, in one paragraph."
 )
 PER_COMMIT_PATCH_CHARS = 10_000
-PER_COMMIT_OUTPUT, PARAGRAPH_OUTPUT, TITLE_OUTPUT = 300, 500, 40
+FLAT_OUTPUT = (300, 500, 40)  # the old flat counts: summary, paragraph, title
+
+
+def measured_output() -> tuple[int, int, int]:
+    """Output tokens of a per-commit summary, a prdigest paragraph entry and a title, each the
+    median over the development references (see the module docstring)."""
+    summaries: list[int] = []
+    replies: list[int] = []
+    titles: list[int] = []
+    for ref in sorted(devdays.REFERENCES.glob("*.txt")):
+        mapping = json.loads(ref.with_name(ref.stem + ".map.json").read_text(encoding="utf-8"))
+        for number, entry in zip(mapping, load_reference(ref).entries, strict=False):
+            item = {"number": number or 0, "title": entry.title}
+            titles.append(estimate_tokens(json.dumps(item, ensure_ascii=False)))
+            if not entry.paragraph:
+                continue
+            summaries.append(estimate_tokens(entry.paragraph))
+            cites = ["s1", "s2", "f1", "b1"]
+            reply = {**item, "paragraph": entry.paragraph, "cites": cites}
+            replies.append(estimate_tokens(json.dumps(reply, ensure_ascii=False)))
+    return (
+        round(statistics.median(summaries)),
+        round(statistics.median(replies)),
+        round(statistics.median(titles)),
+    )
+
+
 NAME_SHARE_TARGET = 0.90
 TOKEN_RATIO_TARGET = 0.5
 
@@ -199,7 +234,7 @@ def reference_names() -> None:
     )
 
 
-def per_commit_tokens(prs: list[PullRequest]) -> int:
+def per_commit_tokens(prs: list[PullRequest], output: int) -> int:
     total = 0
     for pr in prs:
         patch = "\n".join(
@@ -207,7 +242,7 @@ def per_commit_tokens(prs: list[PullRequest]) -> int:
         )[:PER_COMMIT_PATCH_CHARS]
         message = f"{pr.title}\n{pr.body or ''}"
         total += estimate_tokens(PER_COMMIT_INSTRUCTION) + estimate_tokens(message)
-        total += estimate_tokens(patch) + PER_COMMIT_OUTPUT
+        total += estimate_tokens(patch) + output
     return total
 
 
@@ -227,20 +262,35 @@ def day_costs() -> None:
         devdays.day(twenty),
         devdays.digest_requests([pr for d in span for pr in by_day[d]], span[0], span[-1], top=30),
     ]
-    for day in windows:
-        calls = writer.plan(day.requests, lang="zh")
+    measured = measured_output()
+    print(
+        "output tokens (medians of the references): per-commit summary {}, paragraph {}, "
+        "title {}".format(*measured)
+    )
+
+    def cost(calls: list[PlannedCall], records: list[PullRequest], out: tuple[int, ...]) -> float:
         ours = sum(
-            c.prompt_tokens
-            + (PARAGRAPH_OUTPUT if c.purpose == "paragraph" else TITLE_OUTPUT) * len(c.numbers)
+            c.prompt_tokens + (out[1] if c.purpose == "paragraph" else out[2]) * len(c.numbers)
             for c in calls
         )
-        theirs = per_commit_tokens(list(day.records))
+        return ours / per_commit_tokens(records, out[0])
+
+    for day in windows:
+        calls = writer.plan(day.requests, lang="zh")
+        records = list(day.records)
+        ours = sum(
+            c.prompt_tokens
+            + (measured[1] if c.purpose == "paragraph" else measured[2]) * len(c.numbers)
+            for c in calls
+        )
+        theirs = per_commit_tokens(records, measured[0])
         ratio = ours / theirs
         mark = "✓" if ratio <= TOKEN_RATIO_TARGET else "✗"
         print(
             f"{len(day.records):>4} PRs ({day.label}): prdigest {len(calls)} requests, "
             f"{ours:,} tokens · per-commit {len(day.records)} requests, {theirs:,} tokens "
-            f"→ {ratio:.2f}× (target ≤ {TOKEN_RATIO_TARGET}× {mark})"
+            f"→ {ratio:.2f}× (target ≤ {TOKEN_RATIO_TARGET}× {mark}; "
+            f"flat 500/300 output: {cost(calls, records, FLAT_OUTPUT):.2f}×)"
         )
 
 
