@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
@@ -13,7 +15,7 @@ from alembic.config import Config
 from sqlalchemy import column, create_engine, insert, select, table
 from sqlalchemy.sql.expression import TableClause
 
-from prdigest.core.models import ANALYZER_VERSION, Entry
+from prdigest.core.models import ANALYZER_VERSION, Dossier, Entry
 from prdigest.core.records import PullRequest
 from prdigest.core.window import day_window
 from prdigest.pipeline import digest as stage
@@ -229,3 +231,47 @@ def _old_columns() -> TableClause:
     """The pull_requests columns a 0005 store had (no merge_commit_sha)."""
     names = ["repo", "number", "title", "merged_at", "source", "content_hash", "record"]
     return table("pull_requests", *(column(n) for n in [*names, "stored_at"]))
+
+
+def _live(kind: type, numbers: range = range(1000, 1012)) -> set[int]:
+    """Which of ``numbers`` (the PRs of ``_day_records(12)``; other tests' fixtures hold their
+    own) have a ``kind`` object (dossier, record) still alive after a collection."""
+    gc.collect()
+    return {o.number for o in gc.get_objects() if isinstance(o, kind) and o.number in numbers}
+
+
+def test_no_dossier_or_record_outlives_its_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a batch is what is read between two progress reports (each triage or write batch ends
+    # with one): when the store is read, only that batch's dossiers and records may be alive,
+    # and none at all when a batch has ended
+    monkeypatch.setattr(stage, "BATCH", 3)
+    monkeypatch.setattr(stage, "WRITE_BATCH", 3)
+    batch: set[int] = set()
+    strays: list[set[int]] = []  # per read or report: the PRs of other batches still held
+
+    def alive() -> set[int]:
+        return _live(Dossier) | _live(PullRequest)
+
+    def spying(read: Callable[..., Any]) -> Callable[..., Any]:
+        def spy(repo: str, numbers: Sequence[int], *rest: str) -> Any:
+            batch.update(numbers)
+            strays.append(alive() - batch)
+            return read(repo, numbers, *rest)
+
+        return spy
+
+    def report(done: int, total: int) -> None:
+        strays.append(alive())
+        batch.clear()
+
+    with open_store(tmp_path / "loop.sqlite3") as store:
+        store.records.upsert(_day_records(12))
+        monkeypatch.setattr(store.records, "load", spying(store.records.load))
+        monkeypatch.setattr(store.artefacts, "dossiers_of", spying(store.artefacts.dossiers_of))
+        run = run_digest(store, OPTIONS, TemplateWriter(), progress=report)
+        assert run.digest.total == 12 and run.written == 12
+    # 4 triage and 4 write batches, two reads each; a report after each and 3 more
+    assert len(strays) == 16 + 8 + 3
+    assert strays == [set()] * len(strays)

@@ -5,8 +5,9 @@ a writer an :class:`Entry`; the digest stage a :class:`Digest` that renderers tu
 
 Every fact in a dossier has an ``id`` (stable within the dossier, e.g. ``sym3``) and a
 :class:`Provenance` saying where in the PR data it was seen, so a writer can cite facts and a
-verifier can check them. All models are frozen pydantic models: they serialise to JSON for the
-store and for ``--format json`` without hand-written code.
+verifier can check them. All models are frozen pydantic models (:class:`Reason`, held by the
+thousand, a frozen pydantic dataclass): they serialise to JSON for the store and for
+``--format json`` without hand-written code.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from enum import StrEnum
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic.dataclasses import dataclass
 
 ANALYZER_VERSION = "analyze/13"
 
@@ -424,8 +426,12 @@ class Dossier(_Frozen):
         return sum(f.additions + f.deletions for f in self.files if f.role is Role.SOURCE)
 
 
-class Reason(_Frozen):
-    """One reason behind a verdict: a stable code, a human phrase, its score contribution."""
+@dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
+class Reason:
+    """One reason behind a verdict: a stable code, a human phrase, its score contribution.
+
+    A slotted dataclass, not a model: a digest holds up to nine per PR of its window, and a
+    model's per-instance dict and field set cost four times the memory (docs/scale.md)."""
 
     code: str
     detail: str

@@ -188,12 +188,12 @@ class _Window:
 def _triage(run: _Window) -> dict[int, Triaged]:
     """Every PR's head and verdict: the current stored ones, the rest computed and stored in
     batches (see the module docstring). Ordered as the index."""
-    options, preset, store = run.options, run.preset, run.store
-    window, analyzer, triage = options.window, ANALYZER_VERSION, triage_version()
+    options, preset = run.options, run.preset
+    window, triage = options.window, triage_version()
     hashes = dict(run.index)
     found: dict[int, Triaged] = {}
-    for number, payload, head in store.artefacts.window_triaged(
-        options.repo, window.since, window.until, analyzer, preset.key, triage
+    for number, payload, head in run.store.artefacts.window_triaged(
+        options.repo, window.since, window.until, ANALYZER_VERSION, preset.key, triage
     ):
         found[number] = Triaged(
             PRHead.model_validate_json(head),
@@ -203,28 +203,37 @@ def _triage(run: _Window) -> dict[int, Triaged]:
     run.report(len(found))
     missing = [number for number, _ in run.index if number not in found]
     for chunk in _chunks(missing, BATCH):
-        dossiers = store.artefacts.dossiers_of(options.repo, chunk, analyzer, preset.key)
-        current = {n: _current_dossier(dossiers.get(n), hashes[n]) for n in chunk}
-        records = store.records.load(options.repo, [n for n, d in current.items() if d is None])
-        fresh_dossiers: list[tuple[Dossier, str]] = []
-        fresh: list[tuple[Assessment, str]] = []
-        heads: dict[int, str] = {}
-        for number in chunk:
-            dossier = current[number]
-            if dossier is None:
-                pr = records[number]
-                dossier = analyze(pr, preset, pr_version=pr.version_key, depth="triage")
-                fresh_dossiers.append((dossier, hashes[number]))
-            assessment = assess(dossier, bots=preset.bots)
-            pr_head = _head(dossier, assessment)
-            fresh.append((assessment, hashes[number]))
-            heads[number] = pr_head.model_dump_json()
-            found[number] = Triaged(pr_head, assessment, hashes[number])
-        store.artefacts.put_all(
-            preset.key, analyzer, dossiers=fresh_dossiers, assessments=fresh, heads=heads
-        )
+        found.update(_triage_batch(run, chunk, hashes))
         run.report(len(found))
     return {number: found[number] for number, _ in run.index}
+
+
+def _triage_batch(run: _Window, chunk: Sequence[int], hashes: dict[int, str]) -> dict[int, Triaged]:
+    """One batch triaged and stored in one transaction. Its records and dossiers live in this
+    frame only, so they are released before the next batch is read (memory: docs/scale.md)."""
+    options, preset, store = run.options, run.preset, run.store
+    dossiers = store.artefacts.dossiers_of(options.repo, chunk, ANALYZER_VERSION, preset.key)
+    current = {n: _current_dossier(dossiers.get(n), hashes[n]) for n in chunk}
+    records = store.records.load(options.repo, [n for n, d in current.items() if d is None])
+    fresh_dossiers: list[tuple[Dossier, str]] = []
+    fresh: list[tuple[Assessment, str]] = []
+    heads: dict[int, str] = {}
+    done: dict[int, Triaged] = {}
+    for number in chunk:
+        dossier = current[number]
+        if dossier is None:
+            pr = records[number]
+            dossier = analyze(pr, preset, pr_version=pr.version_key, depth="triage")
+            fresh_dossiers.append((dossier, hashes[number]))
+        assessment = assess(dossier, bots=preset.bots)
+        pr_head = _head(dossier, assessment)
+        fresh.append((assessment, hashes[number]))
+        heads[number] = pr_head.model_dump_json()
+        done[number] = Triaged(pr_head, assessment, hashes[number])
+    store.artefacts.put_all(
+        preset.key, ANALYZER_VERSION, dossiers=fresh_dossiers, assessments=fresh, heads=heads
+    )
+    return done
 
 
 def entry_key(pr_hash: str, preset: Preset, writer: Writer, lang: str, paragraph: bool) -> str:
@@ -362,21 +371,33 @@ def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: se
     run.report(done)
     for chunk in _chunks(misses, WRITE_BATCH):
         requests = _requests(run, writer, triaged, chosen, keys, chunk)
-        result = writer.write_batch(requests, lang=run.options.lang)
-        cacheable = []
-        for request in requests:
-            number = request.dossier.number
-            written.entries[number] = result.entries[number]
-            if number in result.cacheable:
-                entry = result.entries[number]
-                cacheable.append((entry, request.entry_key, triaged[number].pr_hash))
-        run.store.artefacts.put_all(run.preset.key, ANALYZER_VERSION, entries=cacheable)
-        written.usage += result.usage
-        written.notes += [n for n in result.notes if n not in written.notes]
-        written.count += len(requests)
-        done += len(requests)
+        _write_batch(run, writer, requests, triaged, written)
+        del requests  # its records and dossiers go before the next batch is read
+        done += len(chunk)
         run.report(done)
     return written
+
+
+def _write_batch(
+    run: _Window,
+    writer: Writer,
+    requests: list[WriteRequest],
+    triaged: dict[int, Triaged],
+    written: Written,
+) -> None:
+    """One batch written, its cacheable entries stored in one transaction."""
+    result = writer.write_batch(requests, lang=run.options.lang)
+    cacheable = []
+    for request in requests:
+        number = request.dossier.number
+        written.entries[number] = result.entries[number]
+        if number in result.cacheable:
+            entry = result.entries[number]
+            cacheable.append((entry, request.entry_key, triaged[number].pr_hash))
+    run.store.artefacts.put_all(run.preset.key, ANALYZER_VERSION, entries=cacheable)
+    written.usage += result.usage
+    written.notes += [n for n in result.notes if n not in written.notes]
+    written.count += len(requests)
 
 
 def pending_requests(
