@@ -1,7 +1,8 @@
 """The digest of a window, streamed: index → triage → select → write → assemble.
 
 A window of any size is processed PR by PR, holding only what ranking and the digest need
-(each PR's head, verdict and record hash), so memory stays flat from a day to a year:
+(each PR's head, verdict and record hash), so memory is one batch plus the digest itself
+(docs/scale.md has the figures):
 
 * **index** — the window's PR numbers and record hashes (one query), and every assessment
   still current for them, with the PR's head (one query): a cached re-run reads nothing else;
