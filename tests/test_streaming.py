@@ -15,7 +15,7 @@ from alembic.config import Config
 from sqlalchemy import column, create_engine, insert, select, table
 from sqlalchemy.sql.expression import TableClause
 
-from prdigest.core.models import ANALYZER_VERSION, Dossier, Entry
+from prdigest.core.models import ANALYZER_VERSION, Digest, Dossier, Entry
 from prdigest.core.records import PullRequest
 from prdigest.core.window import day_window
 from prdigest.pipeline import digest as stage
@@ -275,3 +275,27 @@ def test_no_dossier_or_record_outlives_its_batch(
     # 4 triage and 4 write batches, two reads each; a report after each and 3 more
     assert len(strays) == 16 + 8 + 3
     assert strays == [set()] * len(strays)
+
+
+def test_the_records_held_per_pr_have_no_instance_dict(loaded_store: Store) -> None:
+    # a digest holds a head, a verdict with its reasons, an entry and an item per PR of its
+    # window: slotted records (docs/scale.md), with a model's JSON
+    digest = build_digest(loaded_store, OPTIONS, TemplateWriter())
+    items = digest.all_items()
+    held = [o for i in items for o in (i, i.pr, i.assessment, i.entry, *i.assessment.reasons)]
+    assert len(items) > 5 and not [o for o in held if hasattr(o, "__dict__")]
+    assert Digest.model_validate_json(digest.model_dump_json()) == digest
+    verdict = json.loads(items[0].assessment.model_dump_json())  # the JSON a model gave
+    assert list(verdict) == [
+        "repo",
+        "number",
+        "level",
+        "score",
+        "reasons",
+        "audience",
+        "area",
+        "triage_version",
+    ]
+    assert verdict["reasons"] and all(
+        list(r) == ["code", "detail", "weight"] for r in verdict["reasons"]
+    )

@@ -5,18 +5,20 @@ a writer an :class:`Entry`; the digest stage a :class:`Digest` that renderers tu
 
 Every fact in a dossier has an ``id`` (stable within the dossier, e.g. ``sym3``) and a
 :class:`Provenance` saying where in the PR data it was seen, so a writer can cite facts and a
-verifier can check them. All models are frozen pydantic models (:class:`Reason`, held by the
-thousand, a frozen pydantic dataclass): they serialise to JSON for the store and for
-``--format json`` without hand-written code.
+verifier can check them. All records are frozen pydantic models (those a digest holds per PR,
+frozen pydantic dataclasses): they serialise to JSON for the store and for ``--format json``
+without hand-written code.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal, Self
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
 ANALYZER_VERSION = "analyze/13"
@@ -29,6 +31,43 @@ FULL_ONLY = ("salient", "edits")
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# The records a digest holds one of per PR of its window (verdict, head, entry, item) and the
+# verdict's reasons are slotted pydantic dataclasses, not models: without a model's
+# per-instance dict and field set they take a quarter of the memory (docs/scale.md). Their
+# JSON is a model's; :class:`_Slim` gives them the model methods the code calls.
+_SLIM = ConfigDict(extra="forbid")
+
+
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
+    found = _ADAPTERS.get(cls)
+    if found is None:
+        found = _ADAPTERS[cls] = TypeAdapter(cls)
+    return found
+
+
+class _Slim:
+    __slots__ = ()
+
+    @classmethod
+    def model_validate_json(cls, raw: str | bytes) -> Self:
+        found: Self = _adapter(cls).validate_json(raw)
+        return found
+
+    def model_dump_json(self) -> str:
+        return _adapter(type(self)).dump_json(self).decode("utf-8")
+
+    def model_dump(self, *, mode: Literal["json", "python"] = "python") -> dict[str, Any]:
+        data: dict[str, Any] = _adapter(type(self)).dump_python(self, mode=mode)
+        return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy with ``update`` applied (validated, unlike a model's)."""
+        return dataclasses.replace(self, **(update or {}))  # type: ignore[type-var]
 
 
 class Level(StrEnum):
@@ -426,19 +465,17 @@ class Dossier(_Frozen):
         return sum(f.additions + f.deletions for f in self.files if f.role is Role.SOURCE)
 
 
-@dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
-class Reason:
-    """One reason behind a verdict: a stable code, a human phrase, its score contribution.
-
-    A slotted dataclass, not a model: a digest holds up to nine per PR of its window, and a
-    model's per-instance dict and field set cost four times the memory (docs/scale.md)."""
+@dataclass(frozen=True, slots=True, config=_SLIM)
+class Reason(_Slim):
+    """One reason behind a verdict: a stable code, a human phrase, its score contribution."""
 
     code: str
     detail: str
     weight: float
 
 
-class Assessment(_Frozen):
+@dataclass(frozen=True, slots=True, config=_SLIM)
+class Assessment(_Slim):
     """A verdict: level, score and reasons. ``area`` is the id of the PR's primary area;
     ``audience`` the id of the area whose readers the PR is mostly for (None: everyone)."""
 
@@ -467,7 +504,8 @@ class AreaText(_Frozen):
     audience: str = ""
 
 
-class Entry(_Frozen):
+@dataclass(frozen=True, slots=True, config=_SLIM)
+class Entry(_Slim):
     repo: str
     number: int
     lang: str
@@ -489,7 +527,8 @@ class Window(_Frozen):
     label: str  # "2026-06-10" for a day, "since..until" otherwise
 
 
-class PRHead(_Frozen):
+@dataclass(frozen=True, slots=True, config=_SLIM)
+class PRHead(_Slim):
     """The few PR fields every renderer needs."""
 
     repo: str
@@ -507,7 +546,8 @@ class PRHead(_Frozen):
     discussion: bool = True  # False when the record has no review data (e.g. from git)
 
 
-class DigestItem(_Frozen):
+@dataclass(frozen=True, slots=True, config=_SLIM)
+class DigestItem(_Slim):
     pr: PRHead
     assessment: Assessment
     entry: Entry
