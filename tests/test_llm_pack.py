@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from prdigest.cli.llm import dry_run_text
 from prdigest.core.models import Level
 from prdigest.pipeline.llm_batch import _writer
 from prdigest.pipeline.registry import WriterSpec
@@ -135,6 +136,8 @@ def test_dry_run_plans_one_request_per_pack() -> None:
     assert packed[1].max_output_tokens == 2 * 1200
     assert [c.numbers for c in alone] == [tuple(LISTED), (NUMBER,), (OTHER,)]
     assert packed[1].prompt_tokens < alone[1].prompt_tokens + alone[2].prompt_tokens
+    assert f"paragraphs of #{NUMBER}, #{OTHER}: about" in dry_run_text(packed)
+    assert "dry run: 2 request(s)" in dry_run_text(packed)
 
 
 def test_packs_keep_to_their_kind_size_and_the_servers_context() -> None:

@@ -134,7 +134,8 @@ def dry_run_text(calls: Sequence[PlannedCall]) -> str:
             + (" …" if len(call.numbers) > 6 else "")
         )
         if call.purpose == "paragraph":
-            what = f"paragraph of #{call.numbers[0]}"
+            what = "paragraph" + ("s" if len(call.numbers) > 1 else "") + " of "
+            what += ", ".join(f"#{n}" for n in call.numbers)
         lines.append(
             f"{what}: about {call.prompt_tokens:,} prompt tokens, "
             f"up to {call.max_output_tokens:,} output"

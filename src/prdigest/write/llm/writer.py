@@ -1,8 +1,10 @@
 """The LLM writer: entries from any OpenAI-compatible model, verified against the PR record.
 
 Flow per digest (:meth:`LLMWriter.write_batch`): one batched request for the titles of every
-listed PR that gets no paragraph, and one request per selected PR for title + paragraph, as
-many at once as the server has slots. Each reply is verified (:mod:`.verify`). A failing draft
+listed PR that gets no paragraph, and the selected PRs' title + paragraph entries in packs
+(:func:`pack_requests`: up to ``pack_entries`` a request, the instructions once, each PR's data
+block as its own request would carry it), as many at once as the server has slots. Each reply,
+or each entry of a pack's reply, is verified (:mod:`.verify`) on its own. A failing draft
 is first fixed by prdigest itself where it can (:func:`.repair.fix_draft`: the verdict phrase,
 an unsupported sentence, the length); what remains goes back to the model in a *repair
 request* that carries only the failed answer and the findings, sent at once in the same server
