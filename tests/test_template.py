@@ -255,30 +255,31 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
     from prdigest.write.template.phrases import Phrases
 
     p = Phrases("zh", 1)
-    shorter: list[list[str]] = [[], ["`b.py` 中新增的 `x`、`y`"], ["`c.py` 中新增的 `z`"]]
-    draft = _Draft(
-        p,
-        "值得精读。",
-        [],
-        "",
-        [
-            "`a.py` 中新增的 `u` 与 `v`",
-            "`b.py` 中新增的 `x`、`y` 与 `w`",
-            "`c.py` 中新增的 `z` 与 `q`",
-        ],
-        shorter,
-        set(),
-        "",
-        [],
-        [],
-        limit=0,
+    a, b, c = (
+        "`a.py` 中新增的 `u` 与 `v`",
+        "`b.py` 中新增的 `x`、`y` 与 `w`",
+        "`c.py` 中新增的 `z` 与 `q`",
     )
+
+    def wordings() -> list[list[str]]:
+        return [[a], [b, "`b.py` 中新增的 `x`、`y`"], [c, "`c.py` 中新增的 `z`"]]
+
+    draft = _Draft(p, "值得精读。", [], "", wordings(), set(), "", [], [], limit=0)
     assert draft.shrink() and draft.points[-1] == "`c.py` 中新增的 `z`"  # the last point trims
     assert draft.shrink() and len(draft.points) == 2  # naming one thing, it goes
     assert "`z`" not in draft.text() and "`w`" in draft.text()
     while draft.shrink():
         pass
-    assert draft.points == ["`a.py` 中新增的 `u` 与 `v`", "`b.py` 中新增的 `x`、`y`"]
+    assert draft.points == [a, "`b.py` 中新增的 `x`、`y`"]
+    draft.limit = len(draft.text())  # nothing more fits: nothing comes back
+    draft.regrow()
+    assert draft.points == [a, "`b.py` 中新增的 `x`、`y`"]
+    again = _Draft(p, "值得精读。", [], "", wordings(), set(), "", [], [], limit=0)
+    while again.shrink():
+        pass
+    again.limit = 450  # what fits again comes back: the dropped point, then the names
+    again.regrow()
+    assert again.points == [a, b, c]
 
 
 def test_a_long_rewrite_is_no_focus_point(dossiers: dict[int, Dossier]) -> None:

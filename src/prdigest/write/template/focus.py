@@ -70,14 +70,7 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
         if not _nameable(s):
             continue
         by_file.setdefault(s.path, []).append(s)
-    picked = []
-    for group in list(by_file.values())[:MAX_SYMBOL_FILES]:
-        added_classes = {
-            s.name for s in group if s.kind in ("class", "struct") and s.change == "added"
-        }
-        group = [s for s in group if s.parent not in added_classes]  # a new class implies them
-        picked.append(group[:MAX_SYMBOLS_PER_FILE])
-    return picked
+    return list(by_file.values())[:MAX_SYMBOL_FILES]
 
 
 def _nameable(s: SymbolFact) -> bool:
@@ -139,7 +132,9 @@ def _symbol_point(
     names: dict[str, str],
 ) -> Point | None:
     group = [s for s in group if s.name not in cited.refs]  # named by an earlier point
-    if not group:
+    added_classes = {s.name for s in group if s.kind in ("class", "struct") and s.change == "added"}
+    group = [s for s in group if s.parent not in added_classes][:MAX_SYMBOLS_PER_FILE]
+    if not group:  # a new class said here implies its methods; said earlier, they are named
         return None
     return Point(
         tuple(_symbol_text(group[:size], d, p, cited, names) for size in range(len(group), 0, -1))
@@ -423,10 +418,13 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     """Identifiers the change is about that no definition names: the ones the body talks
     about, the ones the new tests exercise too, new ones, gone ones (two kinds at most)."""
     chosen: dict[str, list[SalientFact]] = {}
+    identifiers = {y.name for y in d.salient if y.kind == "identifier"}
     for x in d.salient:
         if x.kind != "identifier" or x.name in cited.refs:
             continue
-        if any(y.name.endswith("." + x.name) for y in d.salient if y.kind == "identifier"):
+        if x.name.startswith("self.") and x.name.rsplit(".", 1)[-1] in identifiers:
+            continue  # an attribute chain is said by its attribute, which the change also uses
+        if any(y.endswith("." + x.name) and not y.startswith("self.") for y in identifiers):
             continue  # the bare name of a call already named with its module
         if any(r in DEMOTED for r in x.reasons):
             continue
@@ -496,9 +494,24 @@ def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
         cited.fact(f.id)
     said = {f.path for f in shown}
     more = sum(1 for f in d.files if f.path not in said and names[f.path] not in cited.refs)
-    listed = p.join([file_name(f.path, names, cited) for f in shown])
+    listed = p.join([_file_with_owner(f.path, d, p, cited, names) for f in shown])
     key = "other_files_more" if more else "other_files"
     return p.get("point", key, files=listed, count=more) + p.stop
+
+
+def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:
+    """A file and, in brackets, the definition its change sits in (the most salient one, else
+    the one with most lines changed), when the paragraph has not named it."""
+    shown = file_name(path, names, cited)
+    scores = {x.symbol: x.score for x in d.salient if x.symbol}
+    owners = [s for s in d.symbols if s.path == path and _nameable(s) and s.name not in cited.refs]
+    owners = [s for s in owners if s.name not in GENERIC_NAMES]
+    if not owners:
+        return shown
+    owner = max(owners, key=lambda s: (scores.get(s.id, float("-inf")), s.lines_changed))
+    cited.fact(owner.id)
+    line = owner.line if owner.change != "removed" else None
+    return shown + p.w.paren[0] + cited.name(owner.name, owner.path, line) + p.w.paren[1]
 
 
 def _one(text: str | None) -> Point | None:

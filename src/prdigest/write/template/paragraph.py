@@ -1,20 +1,24 @@
 """A paragraph: verdict and audience, shape, focus points, discussion, follow-ups (DESIGN §1).
 
-Length: a paragraph aims under the locale's ``paragraph_max`` (460 characters in Chinese, the
-examples run 180–560; English gets 800, its words run longer); when the pieces run long,
-lower-priority detail goes first: extra discussion, the third follow-up, the fourth focus
-point, the shape remark. Past ``paragraph_hard_max`` discussion and follow-ups go too.
+Length: a paragraph of any level aims under the locale's ``paragraph_max`` (450 characters in
+Chinese, the issue's 150–450; English gets 800, its words run longer). Each focus point comes
+with shorter wordings that name fewer things; when the pieces run long, lower-priority detail
+goes first (the shape remark, a fifth point, extra discussion, follow-ups and why sentences),
+a point says fewer names before it goes, the other-files sentence goes after the third point
+but before the last discussion item, and only then do the first two points lose names. What
+fits again afterwards comes back (``_Draft.regrow``). Past ``paragraph_hard_max`` discussion
+and follow-ups go too.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
-from prdigest.write.template.focus import Point, focus_points, other_files, render_focus
+from prdigest.write.template.focus import focus_points, other_files, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
@@ -89,13 +93,21 @@ class _Draft:
     verdict: str
     why: list[str]
     shape: str
-    points: list[str]
-    shorter: list[list[str]]  # per point, its shorter wordings (fewer names), longest first
+    wordings: list[list[str]]  # per focus point, its wordings, fullest first (fewer names after)
     spare: set[int]  # points whose shorter wording drops a rewritten expression, not a name
     others: str  # the other files to open, said after the points
     discussion: list[str]
     followups: list[str]
     limit: int = 0  # the length the shrinking aims under
+    at: list[int] = field(default_factory=list)  # per point, the wording said now
+    gone: list[list[str]] = field(default_factory=list)  # points dropped, in the order they went
+
+    def __post_init__(self) -> None:
+        self.at = [0] * len(self.wordings)
+
+    @property
+    def points(self) -> list[str]:
+        return [w[i] for w, i in zip(self.wordings, self.at, strict=True)]
 
     def text(self) -> str:
         pieces = [
@@ -109,6 +121,10 @@ class _Draft:
         ]
         return self.p.finish(self.p.w.join.join(x for x in pieces if x))
 
+    def fits(self) -> bool:
+        text = self.text()
+        return len(text) <= self.limit and chinese_share(text) >= self.p.locale.script.min_cjk_share
+
     def shrink(self) -> bool:
         """Drop the least important remaining detail; False when nothing more can go.
 
@@ -120,14 +136,14 @@ class _Draft:
             (self.discussion, 3),
             (self.followups, 2),
             (self.why, 2),
-            "others",
             ("points", 3),
             (self.discussion, 2),
             (self.followups, 1),
             (self.why, 1),
-            (self.discussion, 1),
             "tags",
             ("points", 2),
+            "others",
+            (self.discussion, 1),
             "trim",
             (self.why, 0),
         )
@@ -138,7 +154,7 @@ class _Draft:
                 continue
             items, keep = step
             if items == "points":
-                if len(self.points) > keep:
+                if len(self.wordings) > keep:
                     self._trim_or_pop()
                     return True
                 continue
@@ -148,14 +164,31 @@ class _Draft:
                 return True
         return False
 
+    def regrow(self) -> None:
+        """After the shrinking, give back what fits again: a dropped point (the last to go
+        first) in its shortest wording, then more names in each point, the first first."""
+        for wordings in reversed(self.gone):
+            self.wordings.append(wordings)
+            self.at.append(len(wordings) - 1)
+            if not self.fits():
+                self.wordings.pop()
+                self.at.pop()
+        self.gone.clear()
+        for i in range(len(self.wordings)):
+            while self.at[i] > 0:
+                self.at[i] -= 1
+                if not self.fits():
+                    self.at[i] += 1
+                    break
+
     def _trim_or_pop(self) -> None:
         """The last point says fewer names, or goes when it has no shorter wording."""
-        if self.shorter[-1]:
-            self.points[-1] = self.shorter[-1].pop(0)
+        if self.at[-1] < len(self.wordings[-1]) - 1:
+            self.at[-1] += 1
         else:
-            self.points.pop()
-            self.shorter.pop()
-            self.spare.discard(len(self.points))
+            self.gone.append(self.wordings.pop())
+            self.at.pop()
+            self.spare.discard(len(self.wordings))
 
     def _drop(self, step: str) -> bool:
         """One-off steps: the shape remark, the reason tags of the points, the other files,
@@ -167,28 +200,20 @@ class _Draft:
             self.others = ""
             return True
         if step == "trim":  # a second rewritten expression first, then names, last point first
-            order = sorted(range(len(self.points)), key=lambda i: (i not in self.spare, -i))
+            order = sorted(range(len(self.wordings)), key=lambda i: (i not in self.spare, -i))
             for i in order:
-                if self.shorter[i]:
-                    self.points[i] = self.shorter[i].pop(0)
+                if self.at[i] < len(self.wordings[i]) - 1:
+                    self.at[i] += 1
                     return True
             return False
         if step == "tags":  # only when that alone makes the paragraph fit: a point costs more
-            tagged = list(self.points)
-            self.points[:] = [_untagged(x, self.p) for x in tagged]
-            if self.points != tagged and len(self.text()) <= self.limit:
-                self.shorter[:] = [[_untagged(x, self.p) for x in v] for v in self.shorter]
+            tagged = [list(w) for w in self.wordings]
+            self.wordings[:] = [[_untagged(x, self.p) for x in w] for w in tagged]
+            if self.wordings != tagged and len(self.text()) <= self.limit:
+                self.gone[:] = [[_untagged(x, self.p) for x in w] for w in self.gone]
                 return True
-            self.points[:] = tagged
+            self.wordings[:] = tagged
         return False
-
-
-def _split(points: list[Point]) -> tuple[list[str], list[list[str]], set[int]]:
-    return (
-        [p.texts[0] for p in points],
-        [list(p.texts[1:]) for p in points],
-        {i for i, p in enumerate(points) if p.spare},
-    )
 
 
 def paragraph_for(
@@ -202,24 +227,24 @@ def paragraph_for(
     bounds = p.locale.bounds
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = Cited()
-    points, shorter, spare = _split(focus_points(d, a, p, cited))
+    points = focus_points(d, a, p, cited)
     draft = _Draft(
         p,
         _verdict(d, a, p, area),
         why_parts(d, p, cited),
         _shape(d, p),
-        points,
-        shorter,
-        spare,
+        [list(x.texts) for x in points],
+        {i for i, x in enumerate(points) if x.spare},
         other_files(d, p, cited),
         discussion_parts(d, p, cited) if deep else [],
         followup_items(d, p, cited, 3 if deep else 1),
     )
-    # a paragraph for a PR not worth a close read stays within the short bound readers expect
-    limit = bounds.paragraph_max
+    limit = bounds.paragraph_max  # one aim for every level: length, not the level, binds names
     draft.limit = limit
     while len(draft.text()) > limit and draft.shrink():
         pass
+    if draft.fits():
+        draft.regrow()
     hard = bounds.paragraph_hard_max if deep else limit
     while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):
         (draft.discussion or draft.followups or draft.why).pop()
