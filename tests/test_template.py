@@ -299,3 +299,27 @@ def test_a_long_rewrite_is_no_focus_point(dossiers: dict[int, Dossier]) -> None:
     short = edit.model_copy(update={"after": "x = compute(a, b, c)"})
     point = _edit_point(d.model_copy(update={"edits": (short,)}), Phrases("zh", 1), Cited(), {})
     assert point is not None and "`x = compute(a, b, c)`" in point.texts[0]
+
+
+def test_the_other_files_sentence_names_fewer_files_before_it_goes() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import other_files_wordings
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        files=[
+            file_patch("pkg/a.py", ["def a():", "    return 1", "    x = 2"]),
+            file_patch("pkg/b.py", ["def b():", "    return 2"]),
+            file_patch("pkg/c.py", ["x = 3"]),
+        ]
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    wordings = other_files_wordings(d, Phrases("zh", pr.number), Cited())
+    assert len(wordings) == 3
+    assert all(f"`{n}.py`" in wordings[0] for n in "abc") and "另有" not in wordings[0]
+    assert "`a.py`" in wordings[-1] and "`b.py`" not in wordings[-1]
+    assert "另有 2 个文件" in wordings[-1]  # the files not said are counted
+    assert "（`a`）" in wordings[0]  # the definition the file's change sits in

@@ -411,7 +411,7 @@ def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
 
 
 NAME_KEYS = ("named", "tested", "introduced", "gone")
-MAX_NAMES_PER_KIND = 4
+MAX_NAMES_PER_KIND = 6
 
 
 def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
@@ -472,9 +472,15 @@ _NOT_READ = frozenset({"__init__.py", "CMakeLists.txt"})  # a package marker or 
 
 
 def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
+    """The other-files sentence in its fullest wording ("" when there are none)."""
+    return next(iter(other_files_wordings(d, p, cited)), "")
+
+
+def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
     """The other changed files a reader opens, for a PR whose points name few of them: source,
     test and config files the paragraph has not named, most lines first, Python before kernels
-    when Python carries the change ("" when there are none)."""
+    when Python carries the change; its wordings, fullest first (fewer files, the rest
+    counted), none when there are no such files."""
     names = display_names(d.files)
     python = any(f.role is Role.SOURCE and f.language == "python" for f in d.files)
     candidates = [
@@ -487,16 +493,20 @@ def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
         and names.get(f.path, f.path) not in cited.refs
     ]
     if not candidates:
-        return ""
+        return []
     candidates.sort(key=lambda f: (python and f.language == "cpp", -(f.additions + f.deletions)))
     shown = candidates[:MAX_OTHER_FILES]
     for f in shown:
         cited.fact(f.id)
     said = {f.path for f in shown}
     more = sum(1 for f in d.files if f.path not in said and names[f.path] not in cited.refs)
-    listed = p.join([_file_with_owner(f.path, d, p, cited, names) for f in shown])
-    key = "other_files_more" if more else "other_files"
-    return p.get("point", key, files=listed, count=more) + p.stop
+    said_as = [_file_with_owner(f.path, d, p, cited, names) for f in shown]
+    wordings = []
+    for size in range(len(said_as), 0, -1):  # fewer files, the rest counted
+        rest = more + len(said_as) - size
+        key = "other_files_more" if rest else "other_files"
+        wordings.append(p.get("point", key, files=p.join(said_as[:size]), count=rest) + p.stop)
+    return wordings
 
 
 def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:

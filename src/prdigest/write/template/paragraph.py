@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
-from prdigest.write.template.focus import focus_points, other_files, render_focus
+from prdigest.write.template.focus import focus_points, other_files_wordings, render_focus
 from prdigest.write.template.followups import followup_items, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
@@ -95,7 +95,7 @@ class _Draft:
     shape: str
     wordings: list[list[str]]  # per focus point, its wordings, fullest first (fewer names after)
     spare: set[int]  # points whose shorter wording drops a rewritten expression, not a name
-    others: str  # the other files to open, said after the points
+    others: list[str]  # the other files to open, said after the points (wordings, fullest first)
     discussion: list[str]
     followups: list[str]
     limit: int = 0  # the length the shrinking aims under
@@ -115,7 +115,7 @@ class _Draft:
             render_why(self.why, self.p),
             self.shape,
             render_focus(self.points, self.p),
-            self.others if self.points else "",
+            self.others[0] if self.points and self.others else "",
             render_discussion(self.discussion, self.p),
             render_followups(self.followups, self.p),
         ]
@@ -197,7 +197,7 @@ class _Draft:
             self.shape = ""
             return True
         if step == "others" and self.others:
-            self.others = ""
+            self.others.pop(0)  # fewer files, then none
             return True
         if step == "trim":  # a second rewritten expression first, then names, last point first
             order = sorted(range(len(self.wordings)), key=lambda i: (i not in self.spare, -i))
@@ -235,7 +235,7 @@ def paragraph_for(
         _shape(d, p),
         [list(x.texts) for x in points],
         {i for i, x in enumerate(points) if x.spare},
-        other_files(d, p, cited),
+        other_files_wordings(d, p, cited),
         discussion_parts(d, p, cited) if deep else [],
         followup_items(d, p, cited, 3 if deep else 1),
     )
