@@ -369,6 +369,7 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
 
 
 MAX_EDIT_LINES = 150  # changed lines of one file compared for edits beyond their block
+_AUTOJUNK_FROM = 200  # difflib's autojunk heuristic applies to sequences this long
 
 
 def _edits(
@@ -427,8 +428,18 @@ def _pair(
     # one matcher per added line, built when a pair first passes the length bound: its index
     # of characters is built once, not once per pair, and not at all for most lines
     matchers: list[SequenceMatcher[str] | None] = [None] * len(news)
+    # an identical line scores 1.0 and nothing else does, so the first unused one is the
+    # partner, found by hashing; from 200 characters difflib's autojunk may score it lower
+    twins: dict[str, list[int]] = {}
+    for index, new_text in enumerate(texts):
+        if len(new_text) < _AUTOJUNK_FROM:
+            twins.setdefault(new_text, []).append(index)
     for old in olds:
         text = old.text.strip()
+        twin = next((i for i in twins.get(text, ()) if i not in used), None)
+        if twin is not None:
+            used.add(twin)
+            continue  # an unchanged line moved: no edit (edit_of gives None)
         size = len(text)
         best: tuple[float, int] | None = None
         for index, new_text in enumerate(texts):
