@@ -206,3 +206,23 @@ def test_whole_word_search_is_the_pattern_it_replaces(text: str, word: str) -> N
     body_pattern = rf"(?<![\w]){re.escape(word)}(?!\w)"
     assert _names_word(text, word, after_dot=False) == bool(re.search(title_pattern, text))
     assert _names_word(text, word) == bool(re.search(body_pattern, text))
+
+
+def test_a_line_moved_unchanged_pairs_with_its_copy_not_with_an_edited_one() -> None:
+    # the edited copy comes first: only the identical one may take the removed line
+    patch = parse_patch(
+        "pkg/core.py",
+        "@@ -1,3 +1,5 @@\n x = 1\n-    total = scale_tokens(block, factor)\n"
+        "+    total = scale_tokens(block, new_factor)\n"
+        "+    total = scale_tokens(block, factor)\n+    y = 2\n z = 3",
+    )
+    assert patch.error is None
+    context = Context(title="t", body="", python_carries=True)
+    assert rank([(_fact("pkg/core.py"), patch)], [], [], context)[1] == []
+    edited = parse_patch(
+        "pkg/core.py",
+        "@@ -1,3 +1,4 @@\n x = 1\n-    total = scale_tokens(block, factor)\n"
+        "+    total = scale_tokens(block, new_factor)\n+    y = 2\n z = 3",
+    )
+    edits = rank([(_fact("pkg/core.py"), edited)], [], [], context)[1]
+    assert [(e.before, e.after) for e in edits] == [("factor", "new_factor")]
