@@ -187,7 +187,9 @@ def _identifiers(
         for hunk in patch.hunks:
             for line in hunk.lines:
                 kind, text = line.kind, line.text
-                if kind == CONTEXT or not text.strip() or _SKIP_LINE.match(text):
+                if kind == CONTEXT or (test_file and kind == REMOVED):
+                    continue  # a test file's removed lines name nothing the ranking counts
+                if not text.strip() or _SKIP_LINE.match(text):
                     continue
                 words = _IDENTIFIER.findall(text)
                 # a module chain holds a dot and a call: most lines have none
