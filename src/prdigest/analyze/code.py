@@ -333,7 +333,7 @@ def _walk_hunk(
     given to the deleted class, and a method removed with its class is not given to the class
     that replaced it.
     """
-    indented = language in ("python", "shell")
+    indented, python = language in ("python", "shell"), language == "python"
     sides = {ADDED: _Scope(indented=indented), REMOVED: _Scope(indented=indented)}
     opened = header_definition(hunk.header, language)
     if opened:
@@ -350,7 +350,11 @@ def _walk_hunk(
         if decorated and index in decorated and line.kind != CONTEXT:  # its definition's
             _count(stats, decorated[index])
             continue
-        definition = definition_in(text, language)
+        definition = (
+            None  # definition_in's own first test, without a call for every Python line
+            if python and "def " not in text and "class " not in text
+            else definition_in(text, language)
+        )
         if line.kind == CONTEXT:
             if definition is not None:
                 sides[ADDED].enter(definition)
