@@ -163,3 +163,72 @@ def test_a_removed_decorator_belongs_to_the_function_it_decorates() -> None:
         "     return await create_score(request)"
     )
     assert symbols("api.py", patch) == {"create_score_v1": ("function", "modified", None)}
+
+
+def test_techniques_know_the_functions_that_use_them() -> None:
+    lines = [
+        "class FakeStore:",
+        "    def get(self, key):",
+        "        return None",
+        "@pytest.fixture",
+        "def no_uva(monkeypatch):",
+        "    monkeypatch.setattr(mod, 'is_uva_available', lambda: False)",
+        "def test_old_path():",
+        "    torch.testing.assert_close(got, want)",
+        "@pytest.mark.parametrize('n', [1, 7])",
+        "def test_new_path(no_uva, n):",
+        "    store = FakeStore()",
+        "    assert torch.equal(got, want)",
+        "class TestGroup:",
+        "    @pytest.mark.parametrize('m', [2, 3])",
+        "    def test_method(self, m):",
+        "        assert torch.equal(a, b)",
+    ]
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines)
+    parsed = parse_patch("tests/test_x.py", patch)
+    used = {
+        q.technique: q.used_in for q in extract_techniques(parsed, first_id=1, language="python")
+    }
+    assert used == {
+        "fake_object": ("test_new_path",),  # named by the test, not by its own methods
+        # the fixture that patches, and the test that takes the fixture
+        "monkeypatch": ("no_uva", "test_new_path"),
+        "assert_close": ("test_old_path",),
+        # a decorator belongs to the function below it, at module or class level
+        "parametrize": ("test_method", "test_new_path"),
+        "bitwise_equal": ("test_method", "test_new_path"),
+    }
+    # where scopes are not read, nothing is tied to a test
+    other = extract_techniques(parse_patch("tests/test_x.sh", patch), first_id=1)
+    assert other and all(q.used_in is None for q in other)
+
+
+def test_a_technique_in_the_hunk_headers_function_is_that_functions() -> None:
+    patch = (
+        "@@ -10,2 +10,3 @@ def test_existing(tmp_path):\n"
+        "     got = run(tmp_path)\n"
+        "+    torch.testing.assert_close(got, want)\n"
+        "     return got"
+    )
+    (q,) = extract_techniques(parse_patch("tests/test_y.py", patch), first_id=1, language="python")
+    assert q.used_in == ("test_existing",)
+
+
+def test_a_signature_over_several_lines_keeps_its_function_open() -> None:
+    lines = [
+        "@pytest.mark.parametrize(",
+        "    'n',",
+        "    [1, 2],",
+        ")",
+        "def test_long_signature(",
+        "    n: int,",
+        "):",
+        "    # a comment at any indent closes nothing",
+        "    assert torch.equal(a, b)",
+    ]
+    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines)
+    found = extract_techniques(parse_patch("tests/test_z.py", patch), first_id=1, language="python")
+    assert {q.technique: q.used_in for q in found} == {
+        "parametrize": ("test_long_signature",),
+        "bitwise_equal": ("test_long_signature",),
+    }

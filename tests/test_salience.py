@@ -226,3 +226,34 @@ def test_a_line_moved_unchanged_pairs_with_its_copy_not_with_an_edited_one() -> 
     )
     edits = rank([(_fact("pkg/core.py"), edited)], [], [], context)[1]
     assert [(e.before, e.after) for e in edits] == [("factor", "new_factor")]
+
+
+def test_backticks_stay_paired_when_a_short_span_sits_between_two() -> None:
+    source = parse_patch(
+        "pkg/buf.py",
+        "@@ -1,2 +1,2 @@\n class Buffer:\n-    cpu = np = None  # a / b\n+    cpu = np = uva = None  # a / b",
+    )
+    ranked, _edits = rank(
+        [(_fact("pkg/buf.py"), source)],
+        [_symbol("Buffer", "pkg/buf.py", 1)],
+        [],
+        Context(
+            title="Add a buffer", body="same `cpu` / `np` / `uva()` surface", python_carries=True
+        ),
+    )
+    named = {x.name for x in ranked if "in_body" in x.reasons}
+    assert "/" not in named and not any(n.strip() == "/" for n in named)
+
+
+def test_edits_worth_the_same_up_to_float_rounding_keep_their_order() -> None:
+    from prdigest.analyze.patches import DiffLine
+    from prdigest.analyze.salience import _ranked_edits
+
+    # 0.1 + 0.2 + 0.3 is 0.6000000000000001, 0.3 + 0.2 + 0.1 is 0.6: the same worth
+    scores = {"aa": 0.1, "ab": 0.2, "ac": 0.3, "xa": 0.3, "xb": 0.2, "xc": 0.1}
+    first = (_fact("pkg/a.py"), DiffLine("+", "aa(ab, ac)", None, 1), "aa(ab)", "aa(ab, ac)")
+    second = (_fact("pkg/a.py"), DiffLine("+", "xa(xb, xc)", None, 2), "xa(xb)", "xa(xb, xc)")
+    context = Context(title="t", body="", python_carries=True)
+    for raw in ([first, second], [second, first]):
+        ranked = _ranked_edits(raw, [], context, scores)
+        assert [e.after for e in ranked] == [item[3] for item in raw]

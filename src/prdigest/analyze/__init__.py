@@ -130,7 +130,9 @@ def _code_facts(
             patch, language=fact.language, is_test_file=is_test, first_id=len(tests) + 1
         )
         if is_test or any(t.path == fact.path for t in tests):
-            techniques += extract_techniques(patch, first_id=len(techniques) + 1)
+            techniques += extract_techniques(
+                patch, first_id=len(techniques) + 1, language=fact.language
+            )
     symbols = [
         s.model_copy(update={"id": f"s{i}"})
         for i, s in enumerate(_fair_share(per_file, MAX_SYMBOLS), start=1)

@@ -732,9 +732,103 @@ def parametrize_cases(lines: list[str]) -> int | None:
     return best
 
 
-def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueFact]:
+_OPENERS = str.maketrans("", "", "([{")
+_CLOSERS = str.maketrans("", "", ")]}")
+
+
+def _bracket_depth(text: str) -> int:
+    """How many brackets a line leaves open (strings not parsed: an estimate that only decides
+    whether the next line continues this one)."""
+    return (len(text) - len(text.translate(_OPENERS))) - (len(text) - len(text.translate(_CLOSERS)))
+
+
+def _functions_by_added_line(
+    hunk: Hunk, language: str | None, top_level: set[str]
+) -> dict[int, str | None]:
+    """The innermost function each added line of a Python hunk sits in, in the new file (a
+    decorator line: the function it decorates); None at module or class level. Functions
+    defined at the top of the module are added to ``top_level``. A line inside open brackets
+    (the ``):`` of a signature that spans lines) or a comment closes no scope."""
+    scope = _Scope(indented=True)
+    opened = header_definition(hunk.header, language)
+    if opened:
+        scope.stack.append(opened)
+    found: dict[int, str | None] = {}
+    decorators: list[tuple[int, int]] = []  # (line index, indent) waiting for their def
+    depth = 0
+    for index, line in enumerate(hunk.lines):
+        if line.kind == REMOVED:
+            continue
+        body = line.text.lstrip()
+        indent = len(line.text) - len(body)
+        continues = depth > 0 or body.startswith("#")
+        depth = max(0, depth + _bracket_depth(body)) if not body.startswith("#") else depth
+        definition = definition_in(line.text, language) if body and not continues else None
+        if definition is not None:
+            scope.enter(definition)
+            name = definition.name if definition.kind in ("function", "method") else None
+            if name and indent == 0:
+                top_level.add(name)
+            for waiting, at in decorators:
+                if at == indent:
+                    found[waiting] = name
+            decorators = []
+        elif body.startswith("@") and not continues:
+            scope.current(indent)
+            decorators.append((index, indent))
+            continue
+        else:
+            if body and not continues:
+                scope.current(indent)
+            name = next(
+                (d.name for d in reversed(scope.stack) if d.kind in ("function", "method")),
+                None,
+            )
+        if line.kind == ADDED:
+            found[index] = name
+    return found
+
+
+@dataclass(frozen=True)
+class _ScopedLines:
+    added: list[tuple[DiffLine, str | None]]  # each added line and the function it sits in
+    top_level: frozenset[str]  # module-level functions (helpers, fixtures, tests)
+
+
+def _added_with_functions(parsed: ParsedPatch, language: str | None) -> _ScopedLines:
+    """Every added line with the function it sits in (None at module or class level)."""
+    out: list[tuple[DiffLine, str | None]] = []
+    top_level: set[str] = set()
+    for hunk in parsed.hunks:
+        functions = _functions_by_added_line(hunk, language, top_level)
+        out += [
+            (line, functions.get(index))
+            for index, line in enumerate(hunk.lines)
+            if line.kind == ADDED
+        ]
+    return _ScopedLines(out, frozenset(top_level))
+
+
+def _users(
+    scoped: _ScopedLines, technique: str, pattern: re.Pattern[str], label: str
+) -> tuple[str, ...]:
+    """The functions whose added lines show a technique (a fake class: those naming it), and
+    those that name a module-level helper or fixture that shows it."""
+    wanted = re.compile(rf"\b{re.escape(label)}\b") if technique == "fake_object" else pattern
+    hits = {f for line, f in scoped.added if f and wanted.search(line.text)}
+    helpers = [f for f in hits if f in scoped.top_level]
+    if helpers:
+        named = re.compile(r"\b(?:" + "|".join(map(re.escape, helpers)) + r")\b")
+        hits |= {f for line, f in scoped.added if f and named.search(line.text)}
+    return tuple(sorted(hits))
+
+
+def extract_techniques(
+    parsed: ParsedPatch, *, first_id: int, language: str | None = None
+) -> list[TechniqueFact]:
     """The first use of each notable technique in a test file's added lines, with what the file
-    shows about it (cases of a parametrisation, asserts on recorded calls, sleeps)."""
+    shows about it (cases of a parametrisation, asserts on recorded calls, sleeps) and, for
+    Python, the functions that use it."""
     seen: set[str] = set()
     found: list[TechniqueFact] = []
     added = [line.text for line in parsed.added()]
@@ -763,6 +857,8 @@ def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueF
     if not found:
         return found
     sleeps = any(_SLEEP.search(text) for text in added)
+    scoped = _added_with_functions(parsed, language) if language == "python" else None
+    patterns = dict(TECHNIQUES)
     out = []
     for fact in found:
         update: dict[str, object] = {"sleeps": sleeps}
@@ -774,6 +870,9 @@ def extract_techniques(parsed: ParsedPatch, *, first_id: int) -> list[TechniqueF
             asserted = asserted_fake(added)
             if asserted is not None:
                 update.update(label=asserted, asserts_calls=True)
+        if scoped is not None:
+            label = str(update.get("label", fact.label))
+            update["used_in"] = _users(scoped, fact.technique, patterns[fact.technique], label)
         out.append(fact.model_copy(update=update))
     return out
 

@@ -574,7 +574,9 @@ def _context_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) ->
     return found
 
 
-_BODY_CODE = re.compile(r"`([^`\n]{3,60})`")
+# every span, so the backticks stay paired: "`cpu` / `np`" holds no span " / "
+_BODY_CODE = re.compile(r"`([^`\n]+)`")
+_NAME_CHAR = re.compile(r"[A-Za-z_]")
 
 
 def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) -> dict[str, _Name]:
@@ -583,7 +585,10 @@ def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) 
     spans = [
         span
         for span in dict.fromkeys(m.group(1).strip() for m in _BODY_CODE.finditer(body))
-        if span not in _COMMON and (not span.isalpha() or _distinct(span))
+        if 3 <= len(span) <= 60
+        and _NAME_CHAR.search(span)
+        and span not in _COMMON
+        and (not span.isalpha() or _distinct(span))
     ]  # a keyword or a plain word in backticks names no code
     found: dict[str, _Name] = {}
     if not spans:
@@ -732,14 +737,16 @@ def _ranked_edits(
 ) -> list[EditFact]:
     def worth(item: tuple[FileFact, DiffLine, str, str]) -> float:
         fact, _line, before, after = item
-        words = _words(before) | _words(after)
+        # in a fixed order and rounded: a float sum over a set follows string hashing, and two
+        # equally worth edits must not swap places from one run to the next
+        words = sorted(_words(before) | _words(after))
         value = sum(max(scores.get(w, 0.0), 0.0) for w in words)
         value += sum(2.0 for w in words if len(w) >= 4 and w in context.body)
         if fact.role is Role.TEST:
             value -= 3.0
         if fact.language == "cpp" and context.python_carries:
             value -= 3.0
-        return value
+        return round(value, 6)
 
     seen: set[tuple[str, str]] = set()
     unique = []

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/13"
+ANALYZER_VERSION = "analyze/14"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -223,6 +223,9 @@ class TechniqueFact(Fact):
     cases: int | None = None  # parametrize: the largest number of cases one test gets
     asserts_calls: bool = False  # fake_object / mock: an assert reads the calls it recorded
     sleeps: bool = False  # threading_event: the same test file also sleeps
+    # the functions whose added lines show it (a fake class: those that name it); None where
+    # the language's scopes are not read, so a writer cannot tie it to a particular test
+    used_in: tuple[str, ...] | None = None
 
 
 class SectionFact(Fact):

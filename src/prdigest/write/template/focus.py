@@ -16,6 +16,7 @@ from prdigest.core.models import (
     SignalKind,
     SymbolFact,
     TechniqueFact,
+    TestFact,
 )
 from prdigest.write.template.phrases import Cited, Phrases, display_names, file_name
 from prdigest.write.template.title import RELATIVE, STRONG_METRIC, title_claim
@@ -253,6 +254,8 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     shown = [cited.name(t.name, t.path, t.line) for t in unique]
     techniques = []
     for q in d.techniques:
+        if shown and not _used_by(q, unique):
+            continue  # said of the named new tests, so only what one of them does
         label = (
             cited.name(q.label, q.path, q.line)
             if q.technique not in ("shell_stub", "hypothesis", "subprocess")
@@ -272,6 +275,13 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     sizes += [(n, 0) for n in range(len(shown) - 1, 0, -1)]
     variants = [_tests_text(d, p, cited, shown[:a], techniques[:b]) for a, b in sizes]
     return Point(tuple(v for v in variants if v))
+
+
+def _used_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
+    """Whether one of these tests uses the technique (unknown scopes: not claimed)."""
+    if q.used_in is None:
+        return False
+    return any(t.path == q.path and t.name in q.used_in for t in tests)
 
 
 def _tests_text(
@@ -426,6 +436,10 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
             continue  # an attribute chain is said by its attribute, which the change also uses
         if any(y.endswith("." + x.name) and not y.startswith("self.") for y in identifiers):
             continue  # the bare name of a call already named with its module
+        if x.name.endswith("()") and any(
+            y.name == x.name[:-2] for y in d.salient if y.kind == "identifier"
+        ):
+            continue  # `f()` where `f` is named too
         if any(r in DEMOTED for r in x.reasons):
             continue
         if "in_body" in x.reasons or "in_title" in x.reasons:
