@@ -6,6 +6,11 @@ from prdigest.analyze.code import extract_symbols, extract_techniques, extract_t
 from prdigest.analyze.patches import parse_patch
 
 
+def added_file_patch(lines: list[str]) -> str:
+    """The patch of a file added with these lines."""
+    return f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + line for line in lines)
+
+
 def symbols(
     path: str, patch: str, status: str = "modified"
 ) -> dict[str, tuple[str, str, str | None]]:
@@ -60,7 +65,7 @@ def test_added_python_file_uses_ast() -> None:
         "def make():",
         "    return Buffer()",
     ]
-    patch = f"@@ -0,0 +1,{len(source)} @@\n" + "\n".join("+" + line for line in source)
+    patch = added_file_patch(source)
     parsed = parse_patch("new.py", patch)
     found = extract_symbols(parsed, language="python", in_test=False, status="added", first_id=1)
     assert [(s.name, s.kind, s.line, s.via) for s in found] == [
@@ -106,7 +111,7 @@ def test_tests_and_techniques() -> None:
         "class FakeBuffer:",
         "    pass",
     ]
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines)
+    patch = added_file_patch(lines)
     parsed = parse_patch("tests/test_x.py", patch)
     tests = extract_tests(parsed, language="python", is_test_file=True, first_id=1)
     assert [(t.name, t.line, t.parametrized) for t in tests] == [("test_reuses_probe", 3, True)]
@@ -184,7 +189,7 @@ def test_techniques_know_the_functions_that_use_them() -> None:
         "    def test_method(self, m):",
         "        assert torch.equal(a, b)",
     ]
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines)
+    patch = added_file_patch(lines)
     parsed = parse_patch("tests/test_x.py", patch)
     used = {
         q.technique: q.used_in for q in extract_techniques(parsed, first_id=1, language="python")
@@ -226,7 +231,7 @@ def test_a_signature_over_several_lines_keeps_its_function_open() -> None:
         "    # a comment at any indent closes nothing",
         "    assert torch.equal(a, b)",
     ]
-    patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + x for x in lines)
+    patch = added_file_patch(lines)
     found = extract_techniques(parse_patch("tests/test_z.py", patch), first_id=1, language="python")
     assert {q.technique: q.used_in for q in found} == {
         "parametrize": ("test_long_signature",),
