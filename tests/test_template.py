@@ -264,7 +264,9 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
     def wordings() -> list[list[str]]:
         return [[a], [b, "`b.py` 中新增的 `x`、`y`"], [c, "`c.py` 中新增的 `z`"]]
 
-    draft = _Draft(p, "值得精读。", [], "", wordings(), set(), "", [], [], limit=0)
+    draft = _Draft(
+        p, "值得精读。", [], "", wordings(), set(), {frozenset(): []}, {}, [], [], limit=0
+    )
     assert draft.shrink() and draft.points[-1] == "`c.py` 中新增的 `z`"  # the last point trims
     assert draft.shrink() and len(draft.points) == 2  # naming one thing, it goes
     assert "`z`" not in draft.text() and "`w`" in draft.text()
@@ -274,7 +276,9 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
     draft.limit = len(draft.text())  # nothing more fits: nothing comes back
     draft.regrow()
     assert draft.points == [a, "`b.py` 中新增的 `x`、`y`"]
-    again = _Draft(p, "值得精读。", [], "", wordings(), set(), "", [], [], limit=0)
+    again = _Draft(
+        p, "值得精读。", [], "", wordings(), set(), {frozenset(): []}, {}, [], [], limit=0
+    )
     while again.shrink():
         pass
     again.limit = 450  # what fits again comes back: the dropped point, then the names
@@ -323,3 +327,27 @@ def test_the_other_files_sentence_names_fewer_files_before_it_goes() -> None:
     assert "`a.py`" in wordings[-1] and "`b.py`" not in wordings[-1]
     assert "另有 2 个文件" in wordings[-1]  # the files not said are counted
     assert "（`a`）" in wordings[0]  # the definition the file's change sits in
+
+
+def test_the_file_of_tests_a_point_names_is_not_listed_again(
+    written: dict[tuple[int, str], tuple[Level, str | None, str]],
+    dossiers: dict[int, Dossier],
+) -> None:
+    said_twice = []
+    checked = 0
+    for (number, lang), (_level, paragraph, _title) in written.items():
+        if not paragraph:
+            continue
+        others = re.split(
+            r"The change also touches|The rest of the change is in|改动还涉及|其余改动在", paragraph
+        )
+        if len(others) < 2:
+            continue
+        focus, rest = others[0], others[1]
+        for t in dossiers[number].tests:
+            if f"`{t.name}`" in focus:
+                checked += 1
+                if f"`{t.path.rsplit('/', 1)[-1]}`" in rest:
+                    said_twice.append((number, lang, t.path))
+    assert checked  # some paragraphs name tests and list other files
+    assert not said_twice

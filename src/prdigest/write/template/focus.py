@@ -490,11 +490,14 @@ def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
     return next(iter(other_files_wordings(d, p, cited)), "")
 
 
-def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
+def other_files_wordings(
+    d: Dossier, p: Phrases, cited: Cited, skip: frozenset[str] = frozenset()
+) -> list[str]:
     """The other changed files a reader opens, for a PR whose points name few of them: source,
-    test and config files the paragraph has not named, most lines first, Python before kernels
-    when Python carries the change; its wordings, fullest first (fewer files, the rest
-    counted), none when there are no such files."""
+    test and config files the paragraph has not named (nor ``skip``: test files whose tests it
+    names), most lines first, Python before kernels when Python carries the change; its
+    wordings, fullest first (fewer files, the rest counted), none when there are no such
+    files."""
     names = display_names(d.files)
     python = any(f.role is Role.SOURCE and f.language == "python" for f in d.files)
     candidates = [
@@ -505,6 +508,7 @@ def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
         and f.additions + f.deletions
         and PurePosixPath(f.path).name not in _NOT_READ
         and names.get(f.path, f.path) not in cited.refs
+        and f.path not in skip
     ]
     if not candidates:
         return []
@@ -513,7 +517,11 @@ def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
     for f in shown:
         cited.fact(f.id)
     said = {f.path for f in shown}
-    more = sum(1 for f in d.files if f.path not in said and names[f.path] not in cited.refs)
+    more = sum(
+        1
+        for f in d.files
+        if f.path not in said and f.path not in skip and names[f.path] not in cited.refs
+    )
     said_as = [_file_with_owner(f.path, d, p, cited, names) for f in shown]
     wordings = []
     for size in range(len(said_as), 0, -1):  # fewer files, the rest counted

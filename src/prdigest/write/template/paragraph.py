@@ -85,6 +85,31 @@ def _untagged(point: str, p: Phrases) -> str:
     return point
 
 
+def _others_by_named_tests(
+    d: Dossier, p: Phrases, cited: Cited, points: list[list[str]]
+) -> tuple[dict[frozenset[str], list[str]], dict[str, tuple[str, ...]]]:
+    """The other-files wordings with and without the test files whose tests the points can name
+    (made now, before the discussion and follow-ups cite anything), and those tests by file."""
+    said = " ".join(w for wordings in points for w in wordings)
+    tests: dict[str, tuple[str, ...]] = {}
+    for t in d.tests:
+        if code(t.name) in said:
+            tests[t.path] = (*tests.get(t.path, ()), code(t.name))
+    keys = [frozenset(), frozenset(tests)] if tests else [frozenset()]
+    variants: dict[frozenset[str], list[str]] = {}
+    scratches = []
+    for skip in keys:  # each from the same state: what one names must not hide a file from another
+        scratch = Cited(refs=dict(cited.refs), ids=list(cited.ids))
+        variants[skip] = other_files_wordings(d, p, scratch, skip=skip)
+        scratches.append(scratch)
+    for scratch in scratches:
+        for name, ref in scratch.refs.items():
+            cited.refs.setdefault(name, ref)
+        for fact_id in scratch.ids:
+            cited.fact(fact_id)
+    return variants, tests
+
+
 @dataclass
 class _Draft:
     """The pieces of a paragraph, in DESIGN §1 order, before they are joined."""
@@ -95,10 +120,14 @@ class _Draft:
     shape: str
     wordings: list[list[str]]  # per focus point, its wordings, fullest first (fewer names after)
     spare: set[int]  # points whose shorter wording drops a rewritten expression, not a name
-    others: list[str]  # the other files to open, said after the points (wordings, fullest first)
+    # the other files to open, said after the points (wordings, fullest first): by the set of
+    # test files whose tests the points name (not said again), and those tests by file
+    others_by_named: dict[frozenset[str], list[str]]
+    tests_by_file: dict[str, tuple[str, ...]]
     discussion: list[str]
     followups: list[str]
     limit: int = 0  # the length the shrinking aims under
+    others_at: int = 0  # other-files wordings dropped so far (fewer files, then none)
     at: list[int] = field(default_factory=list)  # per point, the wording said now
     gone: list[list[str]] = field(default_factory=list)  # points dropped, in the order they went
 
@@ -109,13 +138,24 @@ class _Draft:
     def points(self) -> list[str]:
         return [w[i] for w, i in zip(self.wordings, self.at, strict=True)]
 
+    @property
+    def others(self) -> list[str]:
+        focus = render_focus(self.points, self.p)
+        named = frozenset(
+            path for path, tests in self.tests_by_file.items() if any(t in focus for t in tests)
+        )
+        # a set made up front, else the files all said: no file is skipped whose test is not named
+        wordings = self.others_by_named.get(named, self.others_by_named[frozenset()])
+        return wordings[self.others_at :]
+
     def text(self) -> str:
+        others = self.others
         pieces = [
             self.verdict,
             render_why(self.why, self.p),
             self.shape,
             render_focus(self.points, self.p),
-            self.others[0] if self.points and self.others else "",
+            others[0] if self.points and others else "",
             render_discussion(self.discussion, self.p),
             render_followups(self.followups, self.p),
         ]
@@ -197,7 +237,7 @@ class _Draft:
             self.shape = ""
             return True
         if step == "others" and self.others:
-            self.others.pop(0)  # fewer files, then none
+            self.others_at += 1  # fewer files, then none
             return True
         if step == "trim":  # a second rewritten expression first, then names, last point first
             order = sorted(range(len(self.wordings)), key=lambda i: (i not in self.spare, -i))
@@ -235,7 +275,7 @@ def paragraph_for(
         _shape(d, p),
         [list(x.texts) for x in points],
         {i for i, x in enumerate(points) if x.spare},
-        other_files_wordings(d, p, cited),
+        *_others_by_named_tests(d, p, cited, [list(x.texts) for x in points]),
         discussion_parts(d, p, cited) if deep else [],
         followup_items(d, p, cited, 3 if deep else 1),
     )
