@@ -638,6 +638,7 @@ TECHNIQUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("subprocess", re.compile(r"\bsubprocess\.(?:run|check_output|Popen)\(")),
 )
 
+_PATTERNS = dict(TECHNIQUES)
 _LABEL = re.compile(r"[A-Za-z_][\w.]*")
 
 
@@ -687,12 +688,18 @@ _RECORDS = re.compile(r"\bself\.(?P<attr>\w+)\.append\(|\bself\.(?P<attr2>\w+)\s
 _SLEEP = re.compile(r"\b(?:time|asyncio)\.sleep\(")
 
 
+def _bracket_depth(text: str, openers: str = "([{", closers: str = ")]}") -> int:
+    """How many brackets a line leaves open (strings not parsed: an estimate that only decides
+    whether the next line continues this one)."""
+    return sum(map(text.count, openers)) - sum(map(text.count, closers))
+
+
 def _call_text(lines: list[str], start: int) -> str:
     """The text of a call that opens on ``lines[start]``, up to its closing parenthesis."""
     depth, parts = 0, []
     for text in lines[start : start + 60]:
         parts.append(text)
-        depth += text.count("(") + text.count("[") - text.count(")") - text.count("]")
+        depth += _bracket_depth(text, "([", ")]")
         if depth <= 0:
             break
     return "\n".join(parts)
@@ -732,16 +739,6 @@ def parametrize_cases(lines: list[str]) -> int | None:
     return best
 
 
-_OPENERS = str.maketrans("", "", "([{")
-_CLOSERS = str.maketrans("", "", ")]}")
-
-
-def _bracket_depth(text: str) -> int:
-    """How many brackets a line leaves open (strings not parsed: an estimate that only decides
-    whether the next line continues this one)."""
-    return (len(text) - len(text.translate(_OPENERS))) - (len(text) - len(text.translate(_CLOSERS)))
-
-
 def _functions_by_added_line(
     hunk: Hunk, language: str | None, top_level: set[str]
 ) -> dict[int, str | None]:
@@ -761,8 +758,10 @@ def _functions_by_added_line(
             continue
         body = line.text.lstrip()
         indent = len(line.text) - len(body)
-        continues = depth > 0 or body.startswith("#")
-        depth = max(0, depth + _bracket_depth(body)) if not body.startswith("#") else depth
+        comment = body.startswith("#")
+        continues = depth > 0 or comment
+        if not comment:
+            depth = max(0, depth + _bracket_depth(body))
         definition = definition_in(line.text, language) if body and not continues else None
         if definition is not None:
             scope.enter(definition)
@@ -858,7 +857,6 @@ def extract_techniques(
         return found
     sleeps = any(_SLEEP.search(text) for text in added)
     scoped = _added_with_functions(parsed, language) if language == "python" else None
-    patterns = dict(TECHNIQUES)
     out = []
     for fact in found:
         update: dict[str, object] = {"sleeps": sleeps}
@@ -872,7 +870,7 @@ def extract_techniques(
                 update.update(label=asserted, asserts_calls=True)
         if scoped is not None:
             label = str(update.get("label", fact.label))
-            update["used_in"] = _users(scoped, fact.technique, patterns[fact.technique], label)
+            update["used_in"] = _users(scoped, fact.technique, _PATTERNS[fact.technique], label)
         out.append(fact.model_copy(update=update))
     return out
 

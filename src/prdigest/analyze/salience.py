@@ -17,6 +17,7 @@ in words the code backs. The weights are judgement, kept in one table.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import math
 import re
@@ -159,8 +160,8 @@ def _distinct(name: str) -> bool:
     return len(name) >= 4 and name not in _COMMON and bool(_DISTINCT.search(name))
 
 
-_DISTINCT_SEEN: dict[str, bool] = {}  # name → _distinct(name), cleared when full
-_DISTINCT_SEEN_MAX = 200_000
+# the same few thousand names recur on every line: each judged once
+_distinct_seen = functools.lru_cache(maxsize=200_000)(_distinct)
 
 
 def _usable(line: DiffLine) -> bool:
@@ -179,7 +180,7 @@ def _identifiers(
     """Distinct identifiers of the changed source and test lines, and those of test files."""
     names: dict[str, _Name] = {}
     in_tests: set[str] = set()
-    distinct = _DISTINCT_SEEN  # the same few thousand names recur on every line: judge once
+    distinct = _distinct_seen
     for fact, patch in parsed:
         test_file = is_test(fact)
         if (fact.role is not Role.SOURCE and not test_file) or fact.duplicate_of:
@@ -198,12 +199,7 @@ def _identifiers(
                     tails = {c.rsplit(".", 1)[-1] for c in chains}
                     words = [*chains, *(w for w in words if w not in tails)]
                 for name in words:
-                    verdict = distinct.get(name)
-                    if verdict is None:
-                        if len(distinct) >= _DISTINCT_SEEN_MAX:
-                            distinct.clear()
-                        verdict = distinct[name] = _distinct(name)
-                    if not verdict:
+                    if not distinct(name):
                         continue
                     if test_file:
                         if kind == ADDED:  # what the PR's tests exercise, not old ones
