@@ -198,7 +198,7 @@ def test_space_between_chinese_and_code() -> None:
 def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset
-    from prdigest.write.template.focus import other_files
+    from prdigest.write.template.focus import other_files_wordings
     from prdigest.write.template.phrases import Cited, Phrases
 
     from conftest import file_patch, make_pr
@@ -214,11 +214,12 @@ def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     d = analyze(pr, load_preset(pr.repo))
     cited = Cited()
     cited.name("engine.py", "pkg/core/engine.py")  # named by a focus point already
-    text = other_files(d, Phrases("zh", pr.number), cited)
+    text = other_files_wordings(d, Phrases("zh", pr.number), cited)[0]  # the fullest wording
     assert "`helpers.py`" in text and "`test_engine.py`" in text
     assert "engine.py`、" not in text.replace("test_engine.py", "")
     assert "__init__.py" not in text  # a package marker is no place to read
-    assert other_files(d.model_copy(update={"files": d.files[:1]}), Phrases("zh", 1), cited) == ""
+    lone = d.model_copy(update={"files": d.files[:1]})
+    assert other_files_wordings(lone, Phrases("zh", 1), cited) == []
 
 
 def test_a_shared_basename_is_named_by_its_shortest_distinct_tail() -> None:

@@ -774,8 +774,10 @@ def _split_tally(tally: _Tally, prompts: Sequence[int], outputs: Sequence[int]) 
     counted once, with the first entry, so a run's totals stay exact."""
 
     def shares(total: int, weights: Sequence[int]) -> list[int]:
-        whole = sum(weights) or len(weights)
-        parts = [total * (w if sum(weights) else 1) // whole for w in weights]
+        if not sum(weights):
+            weights = [1] * len(weights)  # nothing to weigh by: equal shares
+        whole = sum(weights)
+        parts = [total * w // whole for w in weights]
         parts[0] += total - sum(parts)
         return parts
 

@@ -436,9 +436,7 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
             continue  # an attribute chain is said by its attribute, which the change also uses
         if any(y.endswith("." + x.name) and not y.startswith("self.") for y in identifiers):
             continue  # the bare name of a call already named with its module
-        if x.name.endswith("()") and any(
-            y.name == x.name[:-2] for y in d.salient if y.kind == "identifier"
-        ):
+        if x.name.endswith("()") and x.name[:-2] in identifiers:
             continue  # `f()` where `f` is named too
         if any(r in DEMOTED for r in x.reasons):
             continue
@@ -483,11 +481,6 @@ def _copies_note(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) ->
 
 MAX_OTHER_FILES = 3
 _NOT_READ = frozenset({"__init__.py", "CMakeLists.txt"})  # a package marker or a build list
-
-
-def other_files(d: Dossier, p: Phrases, cited: Cited) -> str:
-    """The other-files sentence in its fullest wording ("" when there are none)."""
-    return next(iter(other_files_wordings(d, p, cited)), "")
 
 
 def other_files_wordings(

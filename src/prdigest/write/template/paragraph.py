@@ -138,9 +138,8 @@ class _Draft:
     def points(self) -> list[str]:
         return [w[i] for w, i in zip(self.wordings, self.at, strict=True)]
 
-    @property
-    def others(self) -> list[str]:
-        focus = render_focus(self.points, self.p)
+    def others(self, focus: str) -> list[str]:
+        """The other-files wordings left, given the focus points as rendered now."""
         named = frozenset(
             path for path, tests in self.tests_by_file.items() if any(t in focus for t in tests)
         )
@@ -149,12 +148,13 @@ class _Draft:
         return wordings[self.others_at :]
 
     def text(self) -> str:
-        others = self.others
+        focus = render_focus(self.points, self.p)
+        others = self.others(focus)
         pieces = [
             self.verdict,
             render_why(self.why, self.p),
             self.shape,
-            render_focus(self.points, self.p),
+            focus,
             others[0] if self.points and others else "",
             render_discussion(self.discussion, self.p),
             render_followups(self.followups, self.p),
@@ -236,7 +236,7 @@ class _Draft:
         if step == "shape" and self.shape:
             self.shape = ""
             return True
-        if step == "others" and self.others:
+        if step == "others" and self.others(render_focus(self.points, self.p)):
             self.others_at += 1  # fewer files, then none
             return True
         if step == "trim":  # a second rewritten expression first, then names, last point first
