@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from prdigest.core.models import Level
+from prdigest.analyze import analyze
+from prdigest.core.models import Assessment, Dossier, Level
+from prdigest.core.presets import load_preset
 from prdigest.core.records import FileChange, PullRequest
+from prdigest.triage import assess
 from prdigest.write.llm.budget import (
     FactLine,
     Hunk,
@@ -14,17 +17,19 @@ from prdigest.write.llm.budget import (
     changed_names,
     clip_to_tokens,
     clip_with_spans,
+    compact_hunk,
     diff_slice,
     estimate_tokens,
     fact_lines,
     facts_tokens,
     fold_imports,
+    key_fact_ids,
     pack_facts,
     rank_hunks,
     render_facts,
     strip_license,
 )
-from prdigest.write.llm.prompt import entry_prompt, fence_for
+from prdigest.write.llm.prompt import TEST_SHARE, entry_prompt, fence_for
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples
 
 from llm_support import analyzed, fixture_prs
@@ -207,7 +212,8 @@ def test_facts_are_grouped_by_folder_and_file_and_fit_their_grant() -> None:
     text = render_facts(lines)
     for f in dossier.files:
         assert f.path.rsplit("/", 1)[-1] in text
-    assert sum(1 for x in text.splitlines() if x.startswith("files in ")) <= len(dossier.files)
+    folders = {f.path.rsplit("/", 1)[0] + "/" for f in dossier.files if "/" in f.path}
+    assert sum(1 for x in text.splitlines() if x.split(": ", 1)[0] in folders) == len(folders)
     assert estimate_tokens(text) <= facts_tokens(lines)
     for grant in (60, 150, 400):
         kept, _ = pack_facts(lines, grant)
@@ -274,3 +280,155 @@ def test_the_cut_off_lines_of_a_clipped_hunk_are_in_the_names_index() -> None:
     names = index.split(": ", 1)[1].split(", ")
     assert names[0] == "finish_the_late_step"
     assert "compute_part_1" not in names and "compute_part_1(" in sliced.text  # shown already
+
+
+# -- leaner PR data (entry-v5): what goes, and what stays ---------------------------------------
+
+
+def test_a_compact_hunk_drops_line_ranges_blank_lines_and_edge_markers() -> None:
+    hunk = "\n".join(
+        [
+            "@@ -205,9 +205,10 @@ class ACLGraphWrapper:",
+            "     far_before = 1",
+            "     before = 2",
+            "+",
+            "-    old_call(x)",
+            "+    new_call(x, y)",
+            "     after = 3",
+            "     far_after = 4",
+            "     further = 5",
+            "+    second_change = 6",
+            "     tail = 7",
+            "     far_tail = 8",
+        ]
+    )
+    lines = compact_hunk(hunk).splitlines()
+    assert lines[0] == "@@ class ACLGraphWrapper:"  # the function stays, the ranges go
+    assert "+" not in lines and not any(x.strip() in ("", "+", "-") for x in lines)
+    assert lines[1] == "     before = 2" and lines[-1] == "     tail = 7"  # no … at either end
+    for kept in ("-    old_call(x)", "+    new_call(x, y)", "     after = 3", "     further = 5"):
+        assert kept in lines
+    assert lines.count(" …") == 1 and "     far_after = 4" not in lines  # the gap, marked once
+    assert compact_hunk("@@ -0,0 +1,2 @@\n+a = 1\n+b = 2").splitlines() == [
+        "@@",
+        "+a = 1",
+        "+b = 2",
+    ]
+
+
+def test_a_new_test_is_listed_once_on_its_symbols_place_with_the_tests_id() -> None:
+    _, dossier, _ = analyzed(56104)
+    lines = fact_lines(dossier)
+    text = render_facts(lines)
+    assert dossier.tests
+    facts = "\n".join(x for x in text.splitlines() if not x.startswith("h"))  # not threads
+    for t in dossier.tests:
+        assert facts.count(t.name) == 1, t.name  # was twice: as a symbol and as a test
+        line = next(x for x in lines if x.id == t.id)
+        assert line.key and line.group == t.path.rsplit("/", 1)[-1]
+        symbol = next(s for s in dossier.symbols if s.in_test and s.name == t.name)
+        assert f"{t.id} " in text and f"{symbol.id} " not in text
+        assert f"({symbol.lines_changed}" in line.text  # the symbol's changed lines stay
+    assert key_fact_ids(dossier) >= {t.id for t in dossier.tests}
+
+
+def test_a_test_no_symbol_names_keeps_its_own_line_in_its_files_group() -> None:
+    _, dossier, _ = analyzed(56104)
+    alone = dossier.model_copy(update={"symbols": ()})
+    text = render_facts(fact_lines(alone))
+    for t in dossier.tests:
+        assert f"{t.id} test {t.name}" in text
+    assert t.path not in text  # the file's folder is in the files group, not on every test
+
+
+def test_body_sections_are_facts_of_the_description_not_repeated_in_the_facts() -> None:
+    pr, dossier, assessment = analyzed(56366)  # Test Result is empty
+    built = entry_prompt(pr, dossier, assessment, lang="zh", style="", budget_tokens=8000)
+    user = built.messages[1]["content"]
+    facts = user.split("## facts", 1)[1].split("## description", 1)[0]
+    description = user.split("## description", 1)[1].split("\n## ", 1)[0]
+    assert "body section" not in facts
+    for section in dossier.sections:
+        label = f"[{section.id} {section.heading}]"
+        assert label in description
+        assert (f"{label} (empty)" in description) is section.empty
+    assert {s.id for s in dossier.sections} <= built.fact_ids  # still key facts kept
+    assert built.key_ids <= built.fact_ids
+
+
+def test_a_stamp_with_a_tag_for_a_commit_leaves_with_its_label() -> None:
+    body = (
+        "### What this PR does?\nAdds `fast_path`.\n\n### How was this patch tested?\nNightly UT\n"
+        "- vLLM version: \n- vLLM main: https://github.com/vllm-project/vllm/commit/v0.19.0\n"
+    )
+    pr, dossier, _ = analyzed(56104)
+    bare = pr.model_copy(update={"body": body, "linked_issues": ()})
+    sections = dict(body_sections(bare, dossier))
+    texts = "\n".join(sections.values())
+    assert "Nightly UT" in texts and "fast_path" in texts
+    assert "vLLM" not in texts and "commit/" not in texts
+
+
+def test_no_discussion_block_without_discussion_and_a_whole_diff_says_so() -> None:
+    pr, dossier, assessment = analyzed(56597)  # no review threads
+    bare = pr.model_copy(update={"reviews": (), "review_threads": (), "comments": ()})
+    built = entry_prompt(bare, dossier, assessment, lang="zh", style="", budget_tokens=8000)
+    user = built.messages[1]["content"]
+    assert "## discussion" not in user and "reviews: " in user  # the overview says it
+    assert built.hunks_shown == built.hunks_total and "\n## diff\n" in user
+    _, talked, graded = analyzed(55602)  # threads: the block stays
+    pr2, _, _ = analyzed(55602)
+    with_talk = entry_prompt(pr2, talked, graded, lang="zh", style="", budget_tokens=8000)
+    assert "## discussion\n" in with_talk.messages[1]["content"]
+
+
+def test_an_added_files_fact_and_a_listed_files_diff_header_carry_no_zero_side() -> None:
+    _, dossier, _ = analyzed(56104)
+    text = render_facts(fact_lines(dossier))
+    added = [f for f in dossier.files if f.status == "added" and f.deletions == 0]
+    assert added
+    for f in added:
+        assert f"{f.id} {f.path.rsplit('/', 1)[-1]} (+{f.additions}; " in text
+    assert "/−0;" not in text and "files in " not in text  # the folder alone heads a group
+
+
+def _test_heavy(pr: PullRequest, lines: int) -> tuple[PullRequest, Dossier, Assessment]:
+    """``pr`` with a new test file of ``lines`` assert lines, analysed again."""
+    body = [f"+    assert check_value_{i}(fixture) == {i}" for i in range(lines)]
+    patch = "\n".join([f"@@ -0,0 +1,{lines + 1} @@", "+def test_many_values(fixture):", *body])
+    big = FileChange(path="tests/test_heavy.py", additions=lines + 1, patch=patch)
+    heavy = pr.model_copy(update={"files": (*(pr.files or ()), big)})
+    dossier = analyze(heavy, load_preset(heavy.repo), pr_version=heavy.version_key)
+    return heavy, dossier, assess(dossier)
+
+
+def test_test_hunks_get_at_most_their_share_of_the_budget_the_rest_by_name() -> None:
+    heavy, dossier, assessment = _test_heavy(analyzed(56104)[0], 120)
+    whole = entry_prompt(heavy, dossier, assessment, lang="zh", style="", budget_tokens=10**6)
+    assert whole.tokens < 8000  # it would all fit: the cap, not the budget, clips the test
+    built = entry_prompt(heavy, dossier, assessment, lang="zh", style="", budget_tokens=8000)
+    diff = built.messages[1]["content"].split("## diff", 1)[1]
+    tests = [h for h in rank_hunks(heavy, dossier) if h.tier == 1]
+    assert any(h.path == "tests/test_heavy.py" for h in tests)
+    assert sum(h.tokens for h in tests) > 8000 * TEST_SHARE
+    shown = diff.split("### tests/test_heavy.py", 1)[1].split("\n### ", 1)[0]
+    assert estimate_tokens(shown) <= 8000 * TEST_SHARE  # the test hunk is clipped
+    assert "check_value_1(" in shown and "clipped" in shown
+    index = next(x for x in diff.splitlines() if x.startswith("未展示的改动行中的名字"))
+    assert "check_value_110" in index and "check_value_110(" not in shown  # cut: named
+    sources = [f.path for f in dossier.files if f.role.value == "source"]
+    assert sources and all(f"### {path}" in diff for path in sources)  # the code is all shown
+    assert built.tokens < whole.tokens
+
+
+def test_a_clipped_hunk_leaves_room_for_the_small_hunks_after_it() -> None:
+    pr, dossier, _ = analyzed(56104)
+    long_body = [f"+    value_{i} = compute_part_{i}(value_{i - 1})" for i in range(1, 400)]
+    long = "\n".join(["@@ -1,1 +1,400 @@ def build(", *long_body])
+    small = "@@ -3,2 +3,3 @@ def test_late():\n     x = 1\n+    assert late_flag_checked(x)"
+    files = (
+        FileChange(path="pkg/late.py", additions=400, patch=long),
+        FileChange(path="tests/test_late.py", additions=1, patch=small),
+    )
+    sliced = diff_slice(pr.model_copy(update={"files": files}), dossier, 1500)
+    assert "clipped" in sliced.text and "late_flag_checked(x)" in sliced.text

@@ -167,3 +167,16 @@ def test_the_batch_engine_sends_one_request_per_entry() -> None:
     w = _writer(spec, env, lambda: httpx.MockTransport(lambda r: httpx.Response(404)))
     assert w.settings.pack_entries == 1  # a later round must find each first request again
     assert json.dumps(w.settings.model_dump(mode="json"))  # still a valid settings object
+
+
+def test_a_pack_says_the_length_once_and_each_prs_verdict_in_its_block() -> None:
+    requests = [request(n) for n in PACK]
+    w = writer("http://127.0.0.1:9/v1")
+    built = [(r, w.prompt_for(r, "zh")) for r in requests]
+    _, user = (m["content"] for m in w._pack_messages(built, "zh", w.style_text))
+    assert user.count("段落长度 150–450 字。") == 1 and user.count("必须原样使用") == 1
+    for r, entry in built:
+        block = user.split(f"### PR #{r.dossier.number}\n", 1)[1]
+        assert block.startswith(f"判定：段落以「{entry.verdict}」开头。")
+        assert "段落长度" not in entry.item  # the length is the pack's, said once
+        assert "段落长度" in entry.messages[1]["content"]  # a request of its own says it

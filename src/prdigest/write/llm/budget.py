@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import heading_of, visible_lines
-from prdigest.core.models import Dossier, FileFact, Role, SymbolFact, ThreadFact
+from prdigest.core.models import Dossier, FileFact, Role, SymbolFact, TestFact, ThreadFact
 from prdigest.core.records import Comment, PullRequest
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
@@ -126,23 +126,35 @@ class FactLine:
 
 SYMBOL_LEGEND = "symbols by file: +added −removed ~modified, (changed lines)"
 FILES_LEGEND = "files (source unless marked) by folder:"
+FOLDER = "files in "  # a file group's key; the folder alone is shown
 _CHANGE_MARK = {"added": "+", "removed": "−", "deleted": "−", "modified": "~"}
 _KIND_SHORT = {"function": "fn", "method": "method", "constant": "const"}
 
 
-def _symbol_text(s_id: str, change: str, kind: str, name: str, lines: int) -> str:
+def _symbol_text(s_id: str, change: str, kind: str, name: str, lines: int, extra: str = "") -> str:
     mark = _CHANGE_MARK.get(change, change + " ")
-    return f"{s_id} {mark}{_KIND_SHORT.get(kind, kind)} {name} ({lines})"
+    return f"{s_id} {mark}{_KIND_SHORT.get(kind, kind)} {name} ({lines}{extra})"
 
 
-def _symbol_line(s: SymbolFact, priority: int, key: bool) -> FactLine:
+def _symbol_line(s: SymbolFact, priority: int, key: bool, test: TestFact | None = None) -> FactLine:
+    """A symbol's line in its file's group; a new test's (``test``) when the symbol is one,
+    under the test's id, so the test is listed once."""
     name = f"{s.parent}.{s.name}" if s.parent else s.name
-    text = _symbol_text(s.id, s.change, s.kind, name, s.lines_changed)
-    short = f"{s.id} {_CHANGE_MARK.get(s.change, s.change + ' ')}.{s.name} ({s.lines_changed})"
+    fact_id, kind = (test.id, "test") if test else (s.id, s.kind)
+    extra = ", parametrized" if test and test.parametrized else ""
+    text = _symbol_text(fact_id, s.change, kind, name, s.lines_changed, extra)
+    mark = _CHANGE_MARK.get(s.change, s.change + " ")
+    short = f"{fact_id} {mark}.{s.name} ({s.lines_changed}{extra})"
     group = PurePosixPath(s.path).name
     defines = s.name if s.kind in ("class", "struct") and not s.parent else ""
     short_text = short if s.parent else ""
-    return FactLine(s.id, text, priority, key, group, s.parent or "", short_text, defines)
+    return FactLine(fact_id, text, priority, key, group, s.parent or "", short_text, defines)
+
+
+def _test_line(t: TestFact) -> FactLine:
+    """A new test no symbol fact names, in its file's group."""
+    extra = " (parametrized)" if t.parametrized else ""
+    return FactLine(t.id, f"{t.id} test {t.name}{extra}", 35, True, PurePosixPath(t.path).name)
 
 
 def render_facts(lines: Sequence[FactLine]) -> str:
@@ -159,13 +171,24 @@ def render_facts(lines: Sequence[FactLine]) -> str:
         if line.defines or not short:
             last_class[line.group] = line.defines
         if line.group not in groups:
-            files = line.group.startswith("files in ")
-            if not any(g.startswith("files in ") is files for g in groups):
+            files = line.group.startswith(FOLDER)
+            if not any(g.startswith(FOLDER) is files for g in groups):
                 out.append(FILES_LEGEND if files else SYMBOL_LEGEND)
             groups[line.group] = []
             out.append(line.group)  # placeholder, filled below
         groups[line.group].append(text)
-    return "\n".join(f"{x}: {', '.join(groups[x])}" if x in groups else x for x in out)
+    return "\n".join(
+        f"{x.removeprefix(FOLDER)}: {', '.join(groups[x])}" if x in groups else x for x in out
+    )
+
+
+def _counts(additions: int, deletions: int) -> str:
+    """``+a/−d``, without the side that is zero when the other is not (an added file)."""
+    if additions and not deletions:
+        return f"+{additions}"
+    if deletions and not additions:
+        return f"−{deletions}"
+    return f"+{additions}/−{deletions}"
 
 
 def _file_line(f: FileFact) -> FactLine:
@@ -176,23 +199,28 @@ def _file_line(f: FileFact) -> FactLine:
         flags.append("binary")
     kind = ", ".join(flags[1:] if f.role is Role.SOURCE else flags)
     path = PurePosixPath(f.path)
-    text = f"{f.id} {path.name} (+{f.additions}/−{f.deletions}{'; ' + kind if kind else ''})"
+    text = f"{f.id} {path.name} ({_counts(f.additions, f.deletions)}{'; ' + kind if kind else ''})"
     key = f.role in (Role.SOURCE, Role.TEST) and not f.generated
-    folder = "files in " + (f"{path.parent}/" if str(path.parent) != "." else "./")
+    folder = FOLDER + (f"{path.parent}/" if str(path.parent) != "." else "./")
     return FactLine(f.id, text, 60 if key else 90, key, folder)
 
 
 def fact_lines(d: Dossier) -> list[FactLine]:
     """One line per dossier fact, with its id, in dossier order."""
     lines: list[FactLine] = [_file_line(f) for f in d.files]
+    tests = {(t.path, t.name): t for t in d.tests}
+    merged: set[str] = set()  # tests listed on their symbol's place
     for s in d.symbols:
+        test = tests.get((s.path, s.name)) if s.in_test else None
+        if test is not None and test.id not in merged:
+            merged.add(test.id)
+            lines.append(_symbol_line(s, 35, True, test))
+            continue
         key = not s.in_test and s.kind not in ("step", "field")
         # kernel sources after Python: entries cite the Python design first
         priority = (62 if _is_kernel(s.path) else 40) if key else 85
         lines.append(_symbol_line(s, priority, key))
-    for t in d.tests:
-        extra = ", parametrized" if t.parametrized else ""
-        lines.append(FactLine(t.id, f"{t.id} test {t.name} ({t.path}{extra})", 35, True))
+    lines.extend(_test_line(t) for t in d.tests if t.id not in merged)
     for q in d.techniques:
         text = f"{q.id} technique {q.technique}: {q.label} ({PurePosixPath(q.path).name})"
         lines.append(FactLine(q.id, text, 70, False))
@@ -321,29 +349,32 @@ def split_hunks(patch: str) -> list[str]:
 
 
 CONTEXT_LINES = 1
+_RANGES = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 def compact_hunk(text: str, context: int = CONTEXT_LINES) -> str:
-    """A hunk with only ``context`` unchanged lines around each change (the rest become one
-    ``…`` line): the changed lines are what an entry cites, the context mostly costs tokens."""
+    """A hunk as the prompt shows it: only ``context`` unchanged lines around each change (a
+    run of the rest becomes one ``…`` line, none at either end), no blank line (added,
+    removed or unchanged), and a header without its line ranges (``@@ def f(``): the changed lines
+    and the names around them are what an entry cites, the rest costs tokens."""
     lines = text.splitlines()
-    if len(lines) <= 2:
+    if not lines:
         return text
-    head, body = lines[0], lines[1:]
+    head, body = _RANGES.sub("@@", lines[0]).rstrip(), lines[1:]
     changed = [i for i, line in enumerate(body) if line[:1] in "+-"]
     keep: set[int] = set()
     for i in changed:
         keep.update(range(max(0, i - context), min(len(body), i + context + 1)))
-    out = [head]
-    skipped = False
+    out: list[str] = []
     for i, line in enumerate(body):
-        if i in keep:
+        if i not in keep:
+            if out and out[-1] != " …":
+                out.append(" …")
+        elif line[1:].strip():
             out.append(line)
-            skipped = False
-        elif not skipped:
-            out.append(" …")
-            skipped = True
-    return "\n".join(out)
+    if out and out[-1] == " …":
+        out.pop()
+    return "\n".join([head, *out])
 
 
 _LICENSE = re.compile(r"copyright|license|spdx", re.I)
@@ -597,43 +628,68 @@ class DiffSlice:
     shown: int  # hunks shown (whole or clipped)
     total: int  # hunks in the PR
     names_only: tuple[str, ...]  # files with no hunk shown
+    clipped: bool = False  # a hunk shown in part, or names of changed lines listed instead
 
 
+SMALL_HUNK = 80  # tokens: a hunk this small is kept over the tail of a clipped one
 NAMES_SHARE = 0.25  # of the diff budget, for the names of changed lines not shown
 NAMES_LABEL = "未展示的改动行中的名字（定义、配置、类型、调用在前 / not shown）: "
 
 
 def diff_slice(
-    pr: PullRequest, d: Dossier, tokens: int, known: str = "", listed: Iterable[str] = ()
+    pr: PullRequest,
+    d: Dossier,
+    tokens: int,
+    known: str = "",
+    listed: Iterable[str] = (),
+    test_tokens: int | None = None,
 ) -> DiffSlice:
     """The most salient hunks that fit in ``tokens``, after an index of the citable names of
     the changed lines that did not fit (up to a quarter of the budget; names ``known`` from the
-    facts are left out); files neither shown nor ``listed`` among the facts are named only."""
+    facts are left out); files neither shown nor ``listed`` among the facts are named only.
+    Test hunks take at most ``test_tokens`` of it (the new tests are facts already: their
+    bodies are shown while they are cheap, their names when they are not)."""
     ranked = rank_hunks(pr, d)
-    whole = sum(h.tokens for h in ranked)
-    reserve = 0 if whole <= tokens - 40 else int(tokens * NAMES_SHARE)
+    test_room = tokens if test_tokens is None else test_tokens
+    tests_whole = sum(h.tokens for h in ranked if h.tier == 1)
+    capped = tests_whole > test_room  # some test lines go to the names index
+    whole = sum(h.tokens for h in ranked) - max(0, tests_whole - test_room)
+    reserve = 0 if whole <= tokens - 40 and not capped else int(tokens * NAMES_SHARE)
     chosen: dict[tuple[int, int], str] = {}
     cut_off: list[Hunk] = []  # the lines of clipped hunks that were not shown
-    used = 0
-    for hunk in ranked:
+    used = tests_used = 0
+    for position, hunk in enumerate(ranked):
         room = tokens - reserve - used - 40  # keep room for the names-only list
+        if hunk.tier == 1:
+            room = min(room, test_room - tests_used)
+        before = used
         if hunk.tokens <= room:
             chosen[(hunk.index, hunk.order)] = hunk.text
             used += hunk.tokens
         elif hunk.tier <= 3 and room > 300:
-            clipped = clip_to_tokens(hunk.text, room)
+            # a clipped hunk leaves room for the small salient and test hunks after it
+            after = sum(
+                h.tokens for h in ranked[position + 1 :] if h.tier <= 1 and h.tokens <= SMALL_HUNK
+            )
+            clipped = clip_to_tokens(hunk.text, max(300, room - after))
             chosen[(hunk.index, hunk.order)] = clipped
             used += estimate_tokens(clipped) + 1
             kept = clipped.count("\n")  # the header and the lines before the clip mark
             rest = "\n".join(["@@", *hunk.text.splitlines()[kept:]])
             cut_off.append(Hunk(hunk.path, hunk.index, hunk.order, rest, hunk.tier, hunk.hits))
+        if hunk.tier == 1:
+            tests_used += used - before
     blocks: list[str] = []
+    named = set(listed)
     shown_files: set[int] = set()
     for index, change in enumerate(pr.files or ()):
         parts = [chosen[(i, o)] for (i, o) in sorted(chosen) if i == index]
         if parts:
             shown_files.add(index)
-            blocks.append(f"### {change.path} (+{change.additions}/−{change.deletions})")
+            counts = (
+                "" if change.path in named else f" ({_counts(change.additions, change.deletions)})"
+            )
+            blocks.append(f"### {change.path}{counts}")  # a listed file's counts are in its fact
             blocks.extend(parts)
     shown = "\n".join(chosen.values())
     hidden = [h for h in ranked if h.tier <= 3 and (h.index, h.order) not in chosen] + cut_off
@@ -642,14 +698,13 @@ def diff_slice(
         listing = clip_tokens(", ".join(names), max(40, tokens - used - 60))
         blocks.insert(0, NAMES_LABEL + listing)
         used += estimate_tokens(listing) + 14
-    named = set(listed)
     unshown = [c for i, c in enumerate(pr.files or ()) if i not in shown_files]
     missing = tuple(f"{c.path} (+{c.additions}/−{c.deletions})" for c in unshown)
     unlisted = [m for m, c in zip(missing, unshown, strict=True) if c.path not in named]
     if unlisted:
         listing = clip_tokens(", ".join(unlisted), max(60, tokens - used))
         blocks.append("未展示 diff 的文件（仅列名称 / names only）: " + listing)
-    return DiffSlice("\n".join(blocks), len(chosen), len(ranked), missing)
+    return DiffSlice("\n".join(blocks), len(chosen), len(ranked), missing, bool(cut_off or names))
 
 
 # -- discussion ---------------------------------------------------------------------------------
@@ -703,9 +758,9 @@ def fit_items(items: Sequence[str], tokens: int) -> tuple[str, int]:
     return "\n".join(out), len(items) - len(out)
 
 
-# a template's stamp line: ``- vLLM version: v0.19.1``, ``- vLLM main: https://…/commit/<sha>``
+# a template stamp line: ``- vLLM version: v0.19.1``, ``- vLLM main: https://…/commit/<ref>``
 _BOILERPLATE = re.compile(
-    r"^[-*\s]*(?:[\w .]{1,30}:\s*)?(?:v\d+(?:\.\d+)+\S*|https?://\S+/commit/[0-9a-f]{7,40}\S*)\s*$"
+    r"^[-*\s]*(?:[\w .]{1,30}:\s*)?(?:v\d+(?:\.\d+)+\S*|https?://\S+/commit/\S+)\s*$"
 )
 
 
@@ -724,9 +779,9 @@ def _without_stamps(lines: Sequence[str]) -> list[str]:
 def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
     """Every section of the PR body with content under its heading, recognised or not (the
     text before the first heading too), HTML comments, the trailing checklist and template
-    stamp lines (a version or a commit link) removed; recognised sections carry their fact id.
-    Then the linked issues."""
-    ids = {b.heading: b.id for b in d.sections}
+    stamp lines (a version or a commit link) removed; a recognised section is there even when
+    empty, its label carrying its fact id and ``(empty)``. Then the linked issues."""
+    facts = {b.heading: b for b in d.sections}
     parts: list[tuple[str, list[str]]] = [("", [])]
     for line in visible_lines(pr.body):
         heading = heading_of(line.text)
@@ -737,14 +792,25 @@ def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for heading, body in parts:
         text = "\n".join(_without_stamps(body)).strip()
-        if not text:
-            continue  # an empty template heading: its fact line says it is empty
-        label = f"[{ids[heading]} {heading}]" if heading in ids else f"[{heading or '…'}]"
-        out.append((label, text))
+        fact = facts.get(heading)
+        if fact is None:
+            if text:
+                out.append((f"[{heading or '…'}]", text))
+            continue
+        # a recognised section is its fact: its id and whether it is empty are in the label
+        label = f"[{fact.id} {heading}]{' (empty)' if fact.empty else ''}"
+        out.append((label, text or ("" if fact.empty else "(template lines only)")))
     for issue in pr.linked_issues or ():
         about = clip_text(" ".join((issue.body or "").split()), MAX_ISSUE_BODY_CHARS)
         out.append((f"[issue #{issue.number}] {issue.title}", about))
     return out
+
+
+def described(d: Dossier, sections: Sequence[tuple[str, str]]) -> frozenset[str]:
+    """The ids of the section facts that head a block of ``sections`` (their fact lines are
+    left out of the facts: the description says the same)."""
+    labels = {label.split(" ", 1)[0].removeprefix("[") for label, _ in sections}
+    return frozenset(b.id for b in d.sections if b.id in labels)
 
 
 def fit_sections(sections: Sequence[tuple[str, str]], tokens: int) -> str:

@@ -27,7 +27,7 @@ from prdigest.write.llm import budget as b
 
 Message = dict[str, str]
 
-PROMPT_VERSION = "entry-v4"
+PROMPT_VERSION = "entry-v5"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
@@ -44,6 +44,8 @@ LEVEL_SHARES = {
 }
 MIN_LEVEL_BUDGET = 1_500
 MAX_NEIGHBOURS = 5
+# Of a PR's budget, at most this much for test hunks (the new tests are facts already).
+TEST_SHARE = 0.15
 
 
 def level_budget(room: int, level: Level) -> int:
@@ -232,8 +234,9 @@ def entry_prompt(
     overview (with whether reviews are known), the dossier's facts, other PRs of the day on the
     same code, every body section, the discussion, then the most salient hunks."""
     system = system_message(lang, style, a.level)
-    lines = b.fact_lines(d)
     sections = b.body_sections(pr, d)
+    in_description = b.described(d, sections)
+    lines = [x for x in b.fact_lines(d) if x.id not in in_description]
     talk = b.discussion_items(pr, d)
     gloss = glossary_lines(" ".join([pr.title, pr.body or "", *(x.text for x in lines)]), lang)
     head = overview(pr, d)
@@ -254,22 +257,32 @@ def entry_prompt(
     talk_text, _ = b.fit_items(talk, grant["discussion"])
     facts_text = b.render_facts(facts)
     listed = {f.path for f in d.files if f.id in {x.id for x in facts}}
-    diff = b.diff_slice(pr, d, grant["diff"], known=facts_text, listed=listed)
-    data = "\n\n".join(
-        [
-            head,
-            "## facts (cite by id)\n" + facts_text,
-            "## description\n" + (b.fit_sections(sections, grant["body"]) or "(empty)"),
-            "## discussion\n" + (talk_text or "(none)"),
-            "## diff (chosen by relevance, not complete)\n" + (diff.text or "(no diff)"),
-        ]
+    diff = b.diff_slice(
+        pr,
+        d,
+        grant["diff"],
+        known=facts_text,
+        listed=listed,
+        test_tokens=int(budget_tokens * TEST_SHARE),
     )
+    whole = diff.shown == diff.total and not diff.names_only and not diff.clipped
+    blocks = [
+        head,
+        "## facts (cite by id)\n" + facts_text,
+        "## description\n" + (b.fit_sections(sections, grant["body"]) or "(empty)"),
+        # no discussion block when there is none: the overview's reviews line says so
+        *(["## discussion\n" + talk_text] if talk_text else []),
+        ("## diff" if whole else "## diff (chosen by relevance, not complete)")
+        + "\n"
+        + (diff.text or "(no diff)"),
+    ]
+    data = "\n\n".join(blocks)
     user = _user(lang, d, a, data, gloss, who)
     return EntryPrompt(
         messages=({"role": "system", "content": system}, {"role": "user", "content": user}),
         tokens=b.estimate_tokens(system) + b.estimate_tokens(user),
-        fact_ids=frozenset(x.id for x in facts),
-        key_ids=frozenset(x.id for x in lines if x.key),
+        fact_ids=frozenset(x.id for x in facts) | in_description,
+        key_ids=b.key_fact_ids(d),
         hunks_shown=diff.shown,
         hunks_total=diff.total,
         verdict=verdict_phrase(a, lang, who.area),
@@ -282,13 +295,15 @@ def pack_messages(
     repo: str, entries: Sequence[EntryPrompt], lang: str, style: str, level: Level
 ) -> tuple[Message, ...]:
     """One request for several PRs' entries: the instructions once (for ``level``, with
-    ``style``), then each PR's block exactly as its own request would carry its data."""
+    ``style``; the length, the same for every entry of a pack), then each PR's block: its
+    verdict and readers, and its data exactly as its own request would carry it."""
     spec = prompt_spec(lang)
     lines = dict.fromkeys(x for e in entries for x in e.glossary.splitlines() if x)
     user = fill(
         spec["pack_user"],
         repo=repo,
         count=str(len(entries)),
+        length=spec["length_deep" if deep_level(level) else "length_short"],
         glossary="\n".join(lines) or spec["no_glossary"],
         items="\n\n".join(e.item for e in entries),
     )
