@@ -23,7 +23,8 @@ Run: python bench/bench_llm.py   (no network: a fake OpenAI-compatible server on
    number), a listed PR's title as a median reference title item. (Until entry-v4 the bench
    counted a flat 500 tokens per paragraph against 300 per summary: a paragraph at its length
    limit against a typical summary; that figure is printed beside.) Target ≤ 0.5× the
-   per-commit tokens.
+   per-commit tokens. Under each day: where its prompt tokens go (instructions and frames,
+   titles, and each data block of the selected PRs).
 
 3 and 4 need the development records (``PRDIGEST_DEV_RECORDS``, see ``bench/devdays.py``); they
 are skipped with a message when the records are absent.
@@ -34,6 +35,7 @@ Targets: median ≤ 6,000 and p95 ≤ 10,000 prompt tokens; retention 100% under
 from __future__ import annotations
 
 import importlib
+import re
 import statistics
 import sys
 import time
@@ -62,7 +64,7 @@ import json  # noqa: E402
 
 import devdays  # noqa: E402
 from prdigest.write.evaluate import code_names  # noqa: E402
-from prdigest.write.llm.budget import estimate_tokens  # noqa: E402
+from prdigest.write.llm.budget import NAMES_LABEL, estimate_tokens  # noqa: E402
 from prdigest.write.llm.style import load_reference  # noqa: E402
 
 BUDGET = 8_000
@@ -246,6 +248,42 @@ def per_commit_tokens(prs: list[PullRequest], output: int) -> int:
     return total
 
 
+def _section(block: str) -> str:
+    """The name of a data block of an entry's prompt (``## facts (cite by id)`` → facts)."""
+    return block.removeprefix("## ").split("\n", 1)[0].split(" (", 1)[0].split(":", 1)[0]
+
+
+def breakdown(writer: LLMWriter, day: devdays.Day, calls: list[PlannedCall]) -> str:
+    """Where a day's prompt tokens go: instructions and frames (system messages, style
+    examples, pack and titles frames), then each data block of the selected PRs, the diff
+    split into hunks, the names index and the names-only file list."""
+    spent: dict[str, int] = {}
+
+    def add(key: str, tokens: int) -> None:
+        spent[key] = spent.get(key, 0) + tokens
+
+    items = 0
+    for request in day.selected:
+        item = writer.prompt_for(request, "zh").item
+        items += estimate_tokens(item)
+        head, *blocks = re.split(r"\n\n(?=## )", item)
+        add("PR head", estimate_tokens(head))
+        for block in blocks:
+            name = _section(block)
+            if name != "diff":
+                add(name, estimate_tokens(block))
+                continue
+            for line in block.splitlines():
+                kind = "diff names index" if line.startswith(NAMES_LABEL[:6]) else "diff hunks"
+                kind = "diff files by name" if line.startswith("未展示 diff") else kind
+                add(kind, estimate_tokens(line) + 1)
+    paragraphs = sum(c.prompt_tokens for c in calls if c.purpose == "paragraph")
+    titles = sum(c.prompt_tokens for c in calls if c.purpose == "titles")
+    parts = [f"instructions+frames {max(0, paragraphs - items):,}", f"titles {titles:,}"]
+    parts += [f"{k} {v:,}" for k, v in sorted(spent.items(), key=lambda x: -x[1])]
+    return "        prompt tokens by block: " + " · ".join(parts)
+
+
 def day_costs() -> None:
     """Tokens and requests of a day against the per-commit tool, at three day sizes."""
     writer = LLMWriter(OFFLINE)
@@ -292,6 +330,7 @@ def day_costs() -> None:
             f"→ {ratio:.2f}× (target ≤ {TOKEN_RATIO_TARGET}× {mark}; "
             f"flat 500/300 output: {cost(calls, records, FLAT_OUTPUT):.2f}×)"
         )
+        print(breakdown(writer, day, calls))
 
 
 def main() -> None:

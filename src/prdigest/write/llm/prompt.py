@@ -37,7 +37,7 @@ MIN_DATA_TOKENS = 600
 # Budget by level: a must-read PR gets the whole prompt room, the others a slice of it.
 LEVEL_SHARES = {
     Level.MUST_READ: 1.0,
-    Level.WORTH_READING: 0.5,
+    Level.WORTH_READING: 0.45,
     Level.SKIM: 0.4,
     Level.SKIP: 0.25,
     Level.LIST_ONLY: 0.25,
