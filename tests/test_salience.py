@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from prdigest.analyze.moves import similarity
 from prdigest.analyze.patches import parse_patch
-from prdigest.analyze.salience import Context, _names_word, duplicates, edit_of, rank
+from prdigest.analyze.salience import (
+    Context,
+    _names_word,
+    _relocated_lines,
+    duplicates,
+    edit_of,
+    rank,
+)
 from prdigest.core.models import FileFact, Provenance, Role, SymbolFact
 
 
@@ -257,3 +264,73 @@ def test_edits_worth_the_same_up_to_float_rounding_keep_their_order() -> None:
     for raw in ([first, second], [second, first]):
         ranked = _ranked_edits(raw, [], context, scores)
         assert [e.after for e in ranked] == [item[3] for item in raw]
+
+
+def test_code_moved_to_another_block_or_indentation_is_relocated_not_re_emitted() -> None:
+    patch = parse_patch(
+        "pkg/platform.py",
+        "@@ -1,8 +1,8 @@\n def setup(num_tokens, cfg):\n"
+        "-    comm_type = select_comm_method(num_tokens, cfg)\n"
+        "     tokens_across_dp = sync_tokens(num_tokens)\n"
+        "+    comm_type = select_comm_method(tokens_across_dp, cfg)\n"
+        "     if cfg.flag:\n"
+        "-        padded_value = expand_rows(tokens_across_dp)\n"
+        "+        padded_value = expand_rows(tokens_across_dp)  # checked\n"
+        "     with guard_context():\n"
+        "-    finish_value = compute_logits(padded_value)\n"
+        "+        finish_value = compute_logits(padded_value)\n"
+        "     return comm_type",
+    )
+    ranked, _edits = rank(
+        [(_fact("pkg/platform.py"), patch)],
+        [],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    reasons = {x.name: set(x.reasons) for x in ranked}
+    assert "relocated" in reasons["compute_logits"]  # wrapped in the new `with` block
+    assert "relocated" in reasons["finish_value"]
+    assert "expand_rows" not in reasons or "relocated" not in reasons["expand_rows"]
+
+
+def test_a_line_the_diff_re_emits_in_place_is_not_relocated() -> None:
+    patch = parse_patch(
+        "pkg/cache.py",
+        "@@ -1,3 +1,4 @@\n     def free(self, request):\n"
+        "-        for input_id in self.cached.get(request.request_id, ()):\n"
+        "-            self.free_encoder_input(request, input_id)\n"
+        "+        for input_id in list(self.cached.pop(request.request_id, ())):\n"
+        "+            self.free_encoder_input(request, input_id)\n"
+        "+        return None",
+    )
+    ranked, _edits = rank(
+        [(_fact("pkg/cache.py"), patch)], [], [], Context(title="t", body="", python_carries=True)
+    )
+    assert patch.error is None and _relocated_lines(patch) == set()
+    assert all("relocated" not in x.reasons for x in ranked)
+
+
+def test_a_definition_a_test_is_named_after_counts_as_tested() -> None:
+    source = parse_patch(
+        "pkg/ops/meta.py", "@@ -1,2 +1,2 @@\n def build_local_metadata(q):\n-    a = 1\n+    a = 2"
+    )
+    test = parse_patch(
+        "tests/ops/test_build_local_metadata.py",
+        "@@ -0,0 +1,2 @@\n+def test_build_local_metadata_masks_padding():\n+    assert run(q)",
+    )
+    ranked, _edits = rank(
+        [
+            (_fact("pkg/ops/meta.py"), source),
+            (_fact("tests/ops/test_build_local_metadata.py", Role.TEST), test),
+        ],
+        [
+            _symbol("build_local_metadata", "pkg/ops/meta.py", 2),
+            _symbol("unrelated", "pkg/x.py", 2),
+        ],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    reasons = {x.name: set(x.reasons) for x in ranked}
+    assert "test_named" in reasons["build_local_metadata"]
+    assert "tested" not in reasons["build_local_metadata"]  # the test calls a helper, not it
+    assert "test_named" not in reasons.get("unrelated", set())

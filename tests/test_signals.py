@@ -119,3 +119,23 @@ def test_huge_diff(vllm_preset: Preset) -> None:
     d = analyze(make_pr(files=[file_patch("vllm/big.py", lines, status="added")]), vllm_preset)
     assert any(s.kind is SignalKind.HUGE_DIFF for s in d.signals)
     assert d.files[0].additions == 30_000
+
+
+def test_a_skip_gated_on_the_environment_needs_no_follow_up(vllm_preset: Preset) -> None:
+    gated = [
+        '@pytest.mark.skipif(not HAS_TRITON, reason="Triton is not available")',
+        "@pytest.mark.skipif(not torch.npu.is_available(), reason='no NPU')",
+        '@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs 2 GPUs")',
+        "def test_gated():",
+        "    pass",
+    ]
+    found = signals(vllm_preset, files=[file_patch("tests/test_g.py", gated)])
+    assert SignalKind.SKIP_ADDED not in found
+    disabled = [
+        '@pytest.mark.skip(reason="requires 8 cards")',  # unconditional: the test never runs
+        '@pytest.mark.skipif(vllm_version_is("0.25.1"), reason="broken on 0.25.1")',
+        "def test_disabled():",
+        "    pass",
+    ]
+    found = signals(vllm_preset, files=[file_patch("tests/test_d.py", disabled)])
+    assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip", "@pytest.mark.skipif"]

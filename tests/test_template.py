@@ -344,7 +344,7 @@ def test_the_file_of_tests_a_point_names_is_not_listed_again(
         )
         if len(others) < 2:
             continue
-        focus, rest = others[0], others[1]
+        focus, rest = others[0], re.split(r"。|\. ", others[1])[0]  # the sentence alone
         for t in dossiers[number].tests:
             if f"`{t.name}`" in focus:
                 checked += 1
@@ -352,3 +352,57 @@ def test_the_file_of_tests_a_point_names_is_not_listed_again(
                     said_twice.append((number, lang, t.path))
     assert checked  # some paragraphs name tests and list other files
     assert not said_twice
+
+
+def test_a_docs_or_ci_change_names_its_own_other_files() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import other_files_wordings
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        files=[
+            file_patch("docs/Makefile", ["html:", "\tbash tools/rtd_build.sh"]),
+            file_patch("mkdocs.yml", ["  - pymdownx.betterem:", "      smart_enable: !ENV X"]),
+        ]
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    assert not d.source_lines_changed()
+    wordings = other_files_wordings(d, Phrases("zh", pr.number), Cited())
+    assert wordings and "`mkdocs.yml`" in wordings[0] and "`Makefile`" in wordings[0]
+    # with source changed, docs files stay out of the sentence (the source files are read)
+    with_source = make_pr(files=[*pr.files, file_patch("pkg/a.py", ["def a():", "    return 1"])])
+    d = analyze(with_source, load_preset(pr.repo))
+    wordings = other_files_wordings(d, Phrases("zh", pr.number), Cited())
+    assert wordings and "`mkdocs.yml`" not in wordings[0] and "`a.py`" in wordings[0]
+
+
+def test_a_call_moved_after_the_value_it_now_takes_is_said_as_moved_code() -> None:
+    from conftest import make_pr
+
+    patch = (
+        "@@ -1,5 +1,5 @@\n def setup(num_tokens, cfg):\n"
+        "-    comm_type = select_comm_method(num_tokens, cfg)\n"
+        "-    comm_impl = get_comm_impl(comm_type)\n"
+        "     max_tokens_across_dp = sync_tokens(num_tokens)\n"
+        "+    comm_type = select_comm_method(max_tokens_across_dp, cfg)\n"
+        "+    comm_impl = get_comm_impl(comm_type)\n"
+        "     return comm_impl"
+    )
+    pr = make_pr(
+        title="[Bugfix] Use the DP-wide token count to select the comm method",
+        files=[{"path": "pkg/platform.py", "status": "modified", "additions": 2, "deletions": 2,
+                "patch": patch}],
+    )  # fmt: skip
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment
+    from prdigest.core.presets import load_preset
+
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    entry = TemplateWriter().write(d, skim, lang="zh", paragraph=True)
+    assert entry.paragraph is not None
+    assert "换了位置或缩进的原有代码用到" in entry.paragraph
+    assert "`get_comm_impl`" in entry.paragraph  # the line that moved unchanged

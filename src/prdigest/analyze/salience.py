@@ -23,6 +23,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
@@ -46,6 +47,7 @@ REASONS: dict[str, float] = {
     "in_title": 4.0,  # the title names it
     "in_body": 3.0,  # the body names it (backticked or as written in the code)
     "tested": 2.0,  # the PR's new or changed tests use it
+    "test_named": 2.0,  # a changed test or test file is named after it (test_<name>…)
     "new_class": 2.0,  # a class the PR adds
     "extension_point": 2.5,  # an ABC, Protocol or mixin, or an abstract method / hook of one
     "dispatch": 2.0,  # a function that selects, dispatches or resolves
@@ -54,6 +56,7 @@ REASONS: dict[str, float] = {
     "introduced": 1.0,  # only the added lines use it: new vocabulary
     "added": 1.0,  # a definition the PR adds (not one it moved)
     "gone": 0.5,  # only the removed lines use it
+    "relocated": 1.0,  # a line the PR moved or re-indented unchanged uses it (code rearranged)
     "changed": 0.0,  # the size term (log of lines) carries it
     "generic": -2.0,  # __init__, forward, run …: says nothing without its class
     "helper": -3.0,  # print/log/dump/summary/debug helpers
@@ -149,6 +152,7 @@ class _Name:
     line: int | None
     added: int = 0
     removed: int = 0
+    relocated: int = 0  # lines that use it and that the PR moved or re-indented unchanged
     files: set[str] = field(default_factory=set)
 
 
@@ -185,6 +189,7 @@ def _identifiers(
         test_file = is_test(fact)
         if (fact.role is not Role.SOURCE and not test_file) or fact.duplicate_of:
             continue
+        relocated = set() if test_file else _relocated_lines(patch)
         for hunk in patch.hunks:
             for line in hunk.lines:
                 kind, text = line.kind, line.text
@@ -212,9 +217,35 @@ def _identifiers(
                     entry.files.add(fact.path)
                     if kind == ADDED:
                         entry.added += 1
+                        entry.relocated += bool(relocated) and text.strip() in relocated
                     else:
                         entry.removed += 1
     return names, in_tests
+
+
+MIN_RELOCATED = 12  # characters: a shorter line (``return x``, ``else:``) recurs by chance
+
+
+def _relocated_lines(patch: ParsedPatch) -> set[str]:
+    """Code lines that a file's patch removes and adds again unchanged, in another block of
+    changed lines or at another indentation: code moved elsewhere or wrapped in a new block
+    (a line the diff re-emits in place, beside an edit, is neither)."""
+    removed: dict[str, set[tuple[int, int]]] = {}
+    added: dict[str, set[tuple[int, int]]] = {}
+    block = 0  # consecutive changed lines form a block; context lines separate blocks
+    for hunk in patch.hunks:
+        block += 1
+        for line in hunk.lines:
+            if line.kind == CONTEXT:
+                block += 1
+                continue
+            text = line.text.strip()
+            if len(text) < MIN_RELOCATED or not _editable(line):
+                continue
+            indent = len(line.text) - len(line.text.lstrip())
+            side = added if line.kind == ADDED else removed
+            side.setdefault(text, set()).add((block, indent))
+    return {text for text, places in added.items() if text in removed and places - removed[text]}
 
 
 # -- edits --------------------------------------------------------------------------------
@@ -601,6 +632,15 @@ def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) 
     return found
 
 
+def _named_by_a_test(name: str, test_names: set[str]) -> bool:
+    """Whether a new or changed test (or its file) is named after this definition, as
+    ``test_<name>`` or ``test_<name>_<case>``: by convention it tests it, through helpers too."""
+    if len(name) < 6 or not _distinct_seen(name):
+        return False
+    own = f"test_{name.lstrip('_')}"
+    return any(t == own or t.startswith(own + "_") for t in test_names)
+
+
 def _symbol_facts(
     symbols: Sequence[SymbolFact],
     names: dict[str, _Name],
@@ -608,6 +648,7 @@ def _symbol_facts(
     tested: set[str],
     edited: set[str],
     parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    test_names: set[str],
 ) -> list[SalientFact]:
     extension = _extension_symbols(parsed)
     duplicate_paths = {f.path for f, _p in parsed if f.duplicate_of}
@@ -623,6 +664,8 @@ def _symbol_facts(
         use = names.get(s.name)
         files = len(use.files) if use else 1
         reasons = _reasons_of_name(s.name, context, tested, edited, files)
+        if "tested" not in reasons and _named_by_a_test(s.name, test_names):
+            reasons.append("test_named")
         if s.change == "added" and not s.relocated:
             reasons.append("new_class" if s.kind in ("class", "struct") else "added")
         if s.name in extension:
@@ -653,7 +696,7 @@ def _symbol_facts(
     return found
 
 
-_BEYOND_THERE = ("in_title", "in_body", "tested", "edited", "cross_file")
+_BEYOND_THERE = ("in_title", "in_body", "tested", "edited", "cross_file", "relocated")
 
 
 def _identifier_facts(
@@ -676,6 +719,8 @@ def _identifier_facts(
         elif entry.removed and not entry.added:
             reasons.append("gone")
             change = "gone"
+        elif entry.relocated:
+            reasons.append("relocated")
         if entry.path in kernels and context.python_carries:
             reasons.append("kernel")
         if not any(r in reasons for r in _BEYOND_THERE):
@@ -714,7 +759,9 @@ def rank(
     raw_edits = _edits(parsed, is_test, context.python_carries)
     edited = {w for _f, _l, before, after in raw_edits for w in _words(before) | _words(after)}
     kernels = {f.path for f, _p in parsed if f.language == "cpp"}
-    found = _symbol_facts(symbols, names, context, tested, edited, parsed)
+    test_names = {t.name for t in tests}
+    test_names |= {PurePosixPath(f.path).stem for f, _p in parsed if is_test(f)}
+    found = _symbol_facts(symbols, names, context, tested, edited, parsed, test_names)
     found += _identifier_facts(names, {s.name for s in symbols}, context, tested, edited, kernels)
     found.sort(key=lambda x: -x.score)
     best: dict[tuple[str, str], SalientFact] = {}

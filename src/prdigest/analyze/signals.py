@@ -58,6 +58,15 @@ _TODO = re.compile(
 _SKIP = re.compile(
     r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\(|#\[ignore\]|\bunittest\.skip\b"
 )
+# a skipif whose condition is the environment (a missing optional package, device or platform):
+# the test runs where it can, nobody needs to come back to it
+_CAPABILITY_SKIP = re.compile(
+    r"@pytest\.mark\.skipif\((?:\s*not\s+(?:HAS_\w+|\w*_AVAILABLE\b)"
+    r"|\s*(?:not\s+)?[\w.]*(?:is_available|device_count)\(\)|\s*sys\.platform"
+    r"|.*\breason\s*=\s*[\"'][^\"']*"
+    r"\b(?:not available|unavailable|not installed|requires?|needs?)\b)",
+    re.I,
+)
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)|^\s*fn\s+(test_\w+)")
 _CONST_NUMBER = re.compile(
     r"^\s*(?P<name>_?[A-Z][A-Z0-9_]{2,})\s*(?::\s*[\w\[\], ]+)?="
@@ -213,7 +222,7 @@ def _scan_added_lines(
                 SignalKind.TODO, detail, path=parsed.path, line=line.new_no, owner=todo["owner"]
             )
         skip = _SKIP.search(text) if role is Role.TEST else None
-        if skip:
+        if skip and not _CAPABILITY_SKIP.search(text):
             out.add(
                 SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
             )

@@ -92,7 +92,7 @@ def _demoted(x: SalientFact, d: Dossier) -> bool:
     return any(y.kind == "symbol" and not any(r in DEMOTED for r in y.reasons) for y in d.salient)
 
 
-REASON_ORDER = ("in_title", "in_body", "extension_point", "tested", "cross_file")
+REASON_ORDER = ("in_title", "in_body", "extension_point", "tested", "test_named", "cross_file")
 
 
 def _reason_tag(name: str, d: Dossier, p: Phrases) -> str:
@@ -420,7 +420,7 @@ def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
     )
 
 
-NAME_KEYS = ("named", "tested", "introduced", "gone")
+NAME_KEYS = ("named", "tested", "relocated", "introduced", "gone")
 MAX_NAMES_PER_KIND = 6
 
 
@@ -444,6 +444,8 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
             key = "named"
         elif "tested" in x.reasons and x.change != "gone":
             key = "tested"
+        elif "relocated" in x.reasons:
+            key = "relocated"
         elif x.change in ("introduced", "gone"):
             key = x.change
         else:
@@ -493,16 +495,18 @@ def other_files_wordings(
     files."""
     names = display_names(d.files)
     python = any(f.role is Role.SOURCE and f.language == "python" for f in d.files)
-    candidates = [
+    unnamed = [
         f
         for f in d.files
-        if f.role in (Role.SOURCE, Role.TEST, Role.CONFIG)
-        and not (f.generated or f.duplicate_of or f.binary)
+        if not (f.generated or f.duplicate_of or f.binary)
         and f.additions + f.deletions
         and PurePosixPath(f.path).name not in _NOT_READ
         and names.get(f.path, f.path) not in cited.refs
         and f.path not in skip
     ]
+    candidates = [f for f in unnamed if f.role in (Role.SOURCE, Role.TEST, Role.CONFIG)]
+    if not candidates and not d.source_lines_changed():  # a docs or CI change: its own files
+        candidates = [f for f in unnamed if f.role in (Role.DOCS, Role.CI, Role.BUILD)]
     if not candidates:
         return []
     candidates.sort(key=lambda f: (python and f.language == "cpp", -(f.additions + f.deletions)))
