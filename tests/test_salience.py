@@ -19,6 +19,7 @@ from prdigest.analyze.salience import (
     edit_of,
     rank,
 )
+from prdigest.core import models
 from prdigest.core.models import FileFact, Provenance, Role, SymbolFact
 
 
@@ -310,27 +311,35 @@ def test_a_line_the_diff_re_emits_in_place_is_not_relocated() -> None:
     assert all("relocated" not in x.reasons for x in ranked)
 
 
-def test_a_definition_a_test_is_named_after_counts_as_tested() -> None:
+def test_a_definition_a_new_test_is_named_after_counts_as_tested() -> None:
     source = parse_patch(
         "pkg/ops/meta.py", "@@ -1,2 +1,2 @@\n def build_local_metadata(q):\n-    a = 1\n+    a = 2"
     )
     test = parse_patch(
-        "tests/ops/test_build_local_metadata.py",
+        "tests/ops/test_meta.py",
         "@@ -0,0 +1,2 @@\n+def test_build_local_metadata_masks_padding():\n+    assert run(q)",
     )
-    ranked, _edits = rank(
-        [
-            (_fact("pkg/ops/meta.py"), source),
-            (_fact("tests/ops/test_build_local_metadata.py", Role.TEST), test),
-        ],
-        [
-            _symbol("build_local_metadata", "pkg/ops/meta.py", 2),
-            _symbol("unrelated", "pkg/x.py", 2),
-        ],
-        [],
-        Context(title="t", body="", python_carries=True),
+    parsed = [
+        (_fact("pkg/ops/meta.py"), source),
+        (_fact("tests/ops/test_meta.py", Role.TEST), test),
+    ]
+    symbols = [
+        _symbol("build_local_metadata", "pkg/ops/meta.py", 2),
+        _symbol("unrelated", "pkg/x.py", 2),
+    ]
+    new_test = models.TestFact(
+        id="t1",
+        provenance=Provenance(kind="file", ref="tests/ops/test_meta.py"),
+        name="test_build_local_metadata_masks_padding",
+        path="tests/ops/test_meta.py",
     )
+    context = Context(title="t", body="", python_carries=True)
+    ranked, _edits = rank(parsed, symbols, [new_test], context)
     reasons = {x.name: set(x.reasons) for x in ranked}
     assert "test_named" in reasons["build_local_metadata"]
     assert "tested" not in reasons["build_local_metadata"]  # the test calls a helper, not it
     assert "test_named" not in reasons.get("unrelated", set())
+    # a test that was there before and only changed says nothing new about the definition
+    changed = new_test.model_copy(update={"existed": True})
+    ranked, _edits = rank(parsed, symbols, [changed], context)
+    assert all("test_named" not in x.reasons for x in ranked)

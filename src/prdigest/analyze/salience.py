@@ -47,7 +47,7 @@ REASONS: dict[str, float] = {
     "in_title": 4.0,  # the title names it
     "in_body": 3.0,  # the body names it (backticked or as written in the code)
     "tested": 2.0,  # the PR's new or changed tests use it
-    "test_named": 2.0,  # a changed test or test file is named after it (test_<name>…)
+    "test_named": 2.0,  # a new test or test file is named after it (test_<name>…)
     "new_class": 2.0,  # a class the PR adds
     "extension_point": 2.5,  # an ABC, Protocol or mixin, or an abstract method / hook of one
     "dispatch": 2.0,  # a function that selects, dispatches or resolves
@@ -633,7 +633,7 @@ def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) 
 
 
 def _named_by_a_test(name: str, test_names: set[str]) -> bool:
-    """Whether a new or changed test (or its file) is named after this definition, as
+    """Whether a new test (or a new test file) is named after this definition, as
     ``test_<name>`` or ``test_<name>_<case>``: by convention it tests it, through helpers too."""
     if len(name) < 6 or not _distinct_seen(name):
         return False
@@ -759,9 +759,11 @@ def rank(
     raw_edits = _edits(parsed, is_test, context.python_carries)
     edited = {w for _f, _l, before, after in raw_edits for w in _words(before) | _words(after)}
     kernels = {f.path for f, _p in parsed if f.language == "cpp"}
-    test_names = {t.name for t in tests}
-    test_names |= {PurePosixPath(f.path).stem for f, _p in parsed if is_test(f)}
-    found = _symbol_facts(symbols, names, context, tested, edited, parsed, test_names)
+    new_tests = {t.name for t in tests if not (t.existed or t.moved_from or t.renamed_from)}
+    new_tests |= {
+        PurePosixPath(f.path).stem for f, _p in parsed if is_test(f) and f.status == "added"
+    }
+    found = _symbol_facts(symbols, names, context, tested, edited, parsed, new_tests)
     found += _identifier_facts(names, {s.name for s in symbols}, context, tested, edited, kernels)
     found.sort(key=lambda x: -x.score)
     best: dict[tuple[str, str], SalientFact] = {}
