@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
+from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role, SignalKind
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
 from prdigest.write.template.focus import focus_points, other_files_wordings, render_focus
-from prdigest.write.template.followups import followup_items, render_followups
+from prdigest.write.template.followups import WEAK, followups_by_kind, render_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
 
@@ -126,6 +126,7 @@ class _Draft:
     tests_by_file: dict[str, tuple[str, ...]]
     discussion: list[str]
     followups: list[str]
+    weak: int = 0  # how many of the last follow-ups are weak (WEAK): they go before a 3rd point
     limit: int = 0  # the length the shrinking aims under
     others_at: int = 0  # other-files wordings dropped so far (fewer files, then none)
     at: list[int] = field(default_factory=list)  # per point, the wording said now
@@ -176,6 +177,7 @@ class _Draft:
             (self.discussion, 3),
             (self.followups, 2),
             (self.why, 2),
+            "weak",
             ("points", 3),
             (self.discussion, 2),
             (self.followups, 1),
@@ -236,6 +238,10 @@ class _Draft:
         if step == "shape" and self.shape:
             self.shape = ""
             return True
+        if step == "weak" and self.weak and self.followups:
+            self.followups.pop()
+            self.weak -= 1
+            return True
         if step == "others" and self.others(render_focus(self.points, self.p)):
             self.others_at += 1  # fewer files, then none
             return True
@@ -256,6 +262,16 @@ class _Draft:
         return False
 
 
+def _trailing_weak(kinds: list[SignalKind]) -> int:
+    """How many follow-ups at the end of the list are weak ones."""
+    count = 0
+    for kind in reversed(kinds):
+        if kind not in WEAK:
+            break
+        count += 1
+    return count
+
+
 def paragraph_for(
     d: Dossier, a: Assessment, lang: str, area: AreaText | None = None
 ) -> tuple[str, Cited]:
@@ -268,16 +284,22 @@ def paragraph_for(
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = Cited()
     points = focus_points(d, a, p, cited)
+    verdict, why, shape = _verdict(d, a, p, area), why_parts(d, p, cited), _shape(d, p)
+    wordings = [list(x.texts) for x in points]
+    others = _others_by_named_tests(d, p, cited, wordings)
+    discussion = discussion_parts(d, p, cited) if deep else []
+    followups = followups_by_kind(d, p, cited, 3 if deep else 1)  # in this order: what each cites
     draft = _Draft(
         p,
-        _verdict(d, a, p, area),
-        why_parts(d, p, cited),
-        _shape(d, p),
-        [list(x.texts) for x in points],
+        verdict,
+        why,
+        shape,
+        wordings,
         {i for i, x in enumerate(points) if x.spare},
-        *_others_by_named_tests(d, p, cited, [list(x.texts) for x in points]),
-        discussion_parts(d, p, cited) if deep else [],
-        followup_items(d, p, cited, 3 if deep else 1),
+        *others,
+        discussion,
+        [text for _kind, text in followups],
+        _trailing_weak([kind for kind, _text in followups]),
     )
     limit = bounds.paragraph_max  # one aim for every level: length, not the level, binds names
     draft.limit = limit
