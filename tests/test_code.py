@@ -54,6 +54,24 @@ def test_hunk_header_names_the_enclosing_function() -> None:
     assert symbols("p.py", patch) == {"get_finished": ("method", "modified", None)}
 
 
+def test_a_method_whose_signature_spans_lines_owns_the_changes_below_it() -> None:
+    # the `) -> int:` line dedents to the def's level but continues its signature
+    patch = (
+        "@@ -10,7 +10,7 @@ class Scheduler:\n"
+        "     def hit_tokens(\n"
+        "         self,\n"
+        "         token_len: int,\n"
+        "     ) -> int:\n"
+        "-        blocks = token_len // 16\n"
+        "+        blocks = cdiv(token_len, 16)\n"
+        "         return blocks\n"
+        "     x = 1"
+    )
+    found = symbols("p.py", patch)
+    assert found["hit_tokens"] == ("method", "modified", "Scheduler")
+    assert "Scheduler" not in found  # the change is the method's, not the class body's
+
+
 def test_added_python_file_uses_ast() -> None:
     source = [
         "class Buffer:",

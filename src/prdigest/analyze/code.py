@@ -322,6 +322,10 @@ def _decorated(hunk: Hunk, language: str | None) -> dict[int, Definition]:
     return found
 
 
+_CLOSERS = ")]}"
+_INSIDE = 1 << 30  # an indentation no open scope reaches: the line stays in the innermost one
+
+
 def _walk_hunk(
     hunk: Hunk, language: str | None, stats: dict[tuple[str, str | None], _SymbolStats]
 ) -> None:
@@ -355,11 +359,14 @@ def _walk_hunk(
             if python and "def " not in text and "class " not in text
             else definition_in(text, language)
         )
+        # a line that opens with a closing bracket (``) -> int:`` of a signature written over
+        # several lines) continues a statement: its indentation closes no scope
+        continued = python and body[0] in _CLOSERS
         if line.kind == CONTEXT:
             if definition is not None:
                 sides[ADDED].enter(definition)
                 sides[REMOVED].enter(definition)
-            elif indented:  # indentation closes scopes on both sides (_Scope.current)
+            elif indented and not continued:  # indentation closes scopes on both sides
                 indent = len(text) - len(body)
                 for stack in stacks:
                     while stack and stack[-1].indent >= indent:
@@ -368,7 +375,8 @@ def _walk_hunk(
         if definition is not None:
             sides[line.kind].enter(definition)
         scope = sides[line.kind]
-        target = definition if definition is not None else scope.current(len(text) - len(body))
+        indent = _INSIDE if continued else len(text) - len(body)
+        target = definition if definition is not None else scope.current(indent)
         named = None if definition is not None else constant_in(text, language)
         if named is not None:  # a changed constant is named for itself, not its enclosing scope
             target, parent = Definition(named, "constant", -1), None
