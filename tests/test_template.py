@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from prdigest.core.models import Dossier, Kind, Level
+from prdigest.core.models import Assessment, Dossier, Kind, Level
 from prdigest.core.records import PullRequest
 from prdigest.triage import assess
 from prdigest.write.template import TemplateWriter, space_cjk, title_for
@@ -406,3 +406,73 @@ def test_a_call_moved_after_the_value_it_now_takes_is_said_as_moved_code() -> No
     assert entry.paragraph is not None
     assert "换了位置或缩进的原有代码用到" in entry.paragraph
     assert "`get_comm_impl`" in entry.paragraph  # the line that moved unchanged
+
+
+def test_a_class_said_with_its_generic_method_is_not_said_again_beside_it() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import make_pr
+
+    patch = (
+        "@@ -1,4 +1,4 @@ class Attention(nn.Module):\n"
+        "-    use_streams = False\n"
+        "+    use_streams = True\n"
+        "     def forward(self, x):\n"
+        "-        y = self.attn(x)\n"
+        "+        y = self.attn_in_streams(x)\n"
+        "         return y"
+    )
+    pr = make_pr(
+        files=[{"path": "pkg/attention.py", "status": "modified", "additions": 2, "deletions": 2,
+                "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    assert {s.name for s in d.symbols} >= {"Attention", "forward"}
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    texts = [t for point in focus_points(d, skim, Phrases("zh", 1), Cited()) for t in point.texts]
+    said = next(t for t in texts if "`forward`" in t)
+    assert "`Attention` 的 `forward`" in said and said.count("`Attention`") == 1
+
+
+def test_a_bare_todo_goes_before_a_third_focus_point_an_owned_one_stays() -> None:
+    from prdigest.write.template.paragraph import _Draft
+    from prdigest.write.template.phrases import Phrases
+
+    p = Phrases("zh", 1)
+    points = [[f"第{i}处改动涉及 `name_{i}_{'x' * 30}`"] for i in range(3)]
+
+    def draft(weak: int) -> _Draft:
+        made = _Draft(
+            p, "值得精读。", [], "", [list(w) for w in points], set(), {frozenset(): []}, {}, [],
+            ["代码里留下了 `TODO`（`a.py`），需确认有人跟进"], weak,
+        )  # fmt: skip
+        made.limit = len(made.text()) - 5  # one piece must go
+        while len(made.text()) > made.limit and made.shrink():
+            pass
+        return made
+
+    bare = draft(weak=1)
+    assert len(bare.wordings) == 3 and not bare.followups  # the TODO went, the points stayed
+    owned = draft(weak=0)
+    assert owned.followups and len(owned.wordings) == 2  # an owned TODO outranks a 3rd point
+
+
+def test_a_todo_is_weak_unless_it_names_an_owner_or_topic() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.followups import weighed_followups
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    def weak(line: str) -> list[bool]:
+        pr = make_pr(files=[file_patch("vllm/x.py", ["def f():", f"    {line}", "    return 1"])])
+        d = analyze(pr, load_preset(pr.repo))
+        items = weighed_followups(d, Phrases("zh", 1), Cited(), 3)
+        return [flag for text, flag in items if "TODO" in text]
+
+    assert weak("# TODO: handle the hybrid case") == [True]
+    assert weak("# TODO(HMA): handle the hybrid case") == [False]

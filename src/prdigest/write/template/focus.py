@@ -134,7 +134,13 @@ def _symbol_point(
 ) -> Point | None:
     group = [s for s in group if s.name not in cited.refs]  # named by an earlier point
     added_classes = {s.name for s in group if s.kind in ("class", "struct") and s.change == "added"}
-    group = [s for s in group if s.parent not in added_classes][:MAX_SYMBOLS_PER_FILE]
+    group = [s for s in group if s.parent not in added_classes]
+    # `C` 的 `forward` names the class already: `C` is not said again beside it
+    said_with_method = {s.parent for s in group if s.name in GENERIC_NAMES and s.parent}
+    group = [
+        s for s in group if s.name not in said_with_method or s.kind not in ("class", "struct")
+    ]
+    group = group[:MAX_SYMBOLS_PER_FILE]
     if not group:  # a new class said here implies its methods; said earlier, they are named
         return None
     return Point(
@@ -287,7 +293,7 @@ def _used_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
 def _tests_text(
     d: Dossier, p: Phrases, cited: Cited, shown: list[str], techniques: list[str]
 ) -> str:
-    key = "tests"
+    key = "test_one" if len(shown) == 1 else "tests"  # English says "test" for one
     names = p.join(shown)
     if not names:
         if not techniques:

@@ -24,27 +24,23 @@ FOLLOWUP_ORDER = (
 )
 
 
-# said only when the paragraph has room for them after its first three focus points: a TODO
-# marker is common and rarely urgent, a place to read says more
-WEAK = frozenset({SignalKind.TODO})
-
-
 def followup_items(d: Dossier, p: Phrases, cited: Cited, limit: int) -> list[str]:
-    return [text for _kind, text in followups_by_kind(d, p, cited, limit)]
+    return [text for text, _weak in weighed_followups(d, p, cited, limit)]
 
 
-def followups_by_kind(
-    d: Dossier, p: Phrases, cited: Cited, limit: int
-) -> list[tuple[SignalKind, str]]:
-    """The follow-ups, most urgent first, each with the kind of signal it says."""
-    items: list[tuple[SignalKind, str]] = []
+def weighed_followups(d: Dossier, p: Phrases, cited: Cited, limit: int) -> list[tuple[str, bool]]:
+    """The follow-ups, most urgent first, each with whether it is weak: a bare TODO marker
+    (no owner or topic in brackets) is common and rarely urgent, so a paragraph says it only
+    when there is room after its first three focus points."""
+    items: list[tuple[str, bool]] = []
     names = display_names(d.files)
     kinds = {s.kind for s in d.signals}
     for kind in FOLLOWUP_ORDER:
         found = [s for s in d.signals if s.kind is kind]
         if not found or (kind is SignalKind.NO_TESTS and SignalKind.TESTS_DELETED in kinds):
             continue
-        items.append((kind, _followup_text(kind, found, d, p, cited, names)))
+        weak = kind is SignalKind.TODO and not found[0].owner
+        items.append((_followup_text(kind, found, d, p, cited, names), weak))
         if len(items) >= limit:
             break
     return items

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role, SignalKind
+from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
 from prdigest.write.template.focus import focus_points, other_files_wordings, render_focus
-from prdigest.write.template.followups import WEAK, followups_by_kind, render_followups
+from prdigest.write.template.followups import render_followups, weighed_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
 
@@ -126,11 +126,12 @@ class _Draft:
     tests_by_file: dict[str, tuple[str, ...]]
     discussion: list[str]
     followups: list[str]
-    weak: int = 0  # how many of the last follow-ups are weak (WEAK): they go before a 3rd point
+    weak: int = 0  # how many of the last follow-ups are weak: they go before a third point
     limit: int = 0  # the length the shrinking aims under
     others_at: int = 0  # other-files wordings dropped so far (fewer files, then none)
     at: list[int] = field(default_factory=list)  # per point, the wording said now
     gone: list[list[str]] = field(default_factory=list)  # points dropped, in the order they went
+    weak_gone: list[str] = field(default_factory=list)  # weak follow-ups dropped, the same way
 
     def __post_init__(self) -> None:
         self.at = [0] * len(self.wordings)
@@ -208,7 +209,8 @@ class _Draft:
 
     def regrow(self) -> None:
         """After the shrinking, give back what fits again: a dropped point (the last to go
-        first) in its shortest wording, then more names in each point, the first first."""
+        first) in its shortest wording, then more names in each point, the first first, then a
+        weak follow-up."""
         for wordings in reversed(self.gone):
             self.wordings.append(wordings)
             self.at.append(len(wordings) - 1)
@@ -222,6 +224,12 @@ class _Draft:
                 if not self.fits():
                     self.at[i] += 1
                     break
+        for item in reversed(self.weak_gone):
+            self.followups.append(item)
+            if not self.fits():
+                self.followups.pop()
+                break
+        self.weak_gone.clear()
 
     def _trim_or_pop(self) -> None:
         """The last point says fewer names, or goes when it has no shorter wording."""
@@ -239,7 +247,7 @@ class _Draft:
             self.shape = ""
             return True
         if step == "weak" and self.weak and self.followups:
-            self.followups.pop()
+            self.weak_gone.append(self.followups.pop())
             self.weak -= 1
             return True
         if step == "others" and self.others(render_focus(self.points, self.p)):
@@ -262,11 +270,11 @@ class _Draft:
         return False
 
 
-def _trailing_weak(kinds: list[SignalKind]) -> int:
+def _trailing_weak(weak: list[bool]) -> int:
     """How many follow-ups at the end of the list are weak ones."""
     count = 0
-    for kind in reversed(kinds):
-        if kind not in WEAK:
+    for flag in reversed(weak):
+        if not flag:
             break
         count += 1
     return count
@@ -288,7 +296,7 @@ def paragraph_for(
     wordings = [list(x.texts) for x in points]
     others = _others_by_named_tests(d, p, cited, wordings)
     discussion = discussion_parts(d, p, cited) if deep else []
-    followups = followups_by_kind(d, p, cited, 3 if deep else 1)  # in this order: what each cites
+    followups = weighed_followups(d, p, cited, 3 if deep else 1)  # in this order: what each cites
     draft = _Draft(
         p,
         verdict,
@@ -298,8 +306,8 @@ def paragraph_for(
         {i for i, x in enumerate(points) if x.spare},
         *others,
         discussion,
-        [text for _kind, text in followups],
-        _trailing_weak([kind for kind, _text in followups]),
+        [text for text, _weak in followups],
+        _trailing_weak([weak for _text, weak in followups]),
     )
     limit = bounds.paragraph_max  # one aim for every level: length, not the level, binds names
     draft.limit = limit
