@@ -51,7 +51,7 @@ REASONS: dict[str, float] = {
     "new_class": 2.0,  # a class the PR adds
     "extension_point": 2.5,  # an ABC, Protocol or mixin, or an abstract method / hook of one
     "dispatch": 2.0,  # a function that selects, dispatches or resolves
-    "cross_file": 1.5,  # the changed lines of several files use it
+    "cross_file": 0.5,  # the changed lines of several files use it (common: a weak sign alone)
     "edited": 1.5,  # an expression the PR rewrote in place contains it
     "introduced": 1.0,  # only the added lines use it: new vocabulary
     "added": 1.0,  # a definition the PR adds (not one it moved)
