@@ -28,7 +28,8 @@ DESIGN_ORDER = (
     "async",
     "version_gate",
 )
-QUOTE_LIMIT = 90  # a quoted claim longer than this is cut at a word
+QUOTE_LIMIT = 90  # a quoted claim longer than this is cut at a word …
+QUOTE_WHOLE = 110  # … unless it ends within this: a cut a few words short of the end says less
 _CAUSE = re.compile(
     r"\bbecause\b|\bdue to\b|\broot[- ]?caus|\bcaused by\b|\bthe reason\b|\bsince\b|"
     r"\bas a result of\b|根因|原因是|由于",
@@ -36,6 +37,7 @@ _CAUSE = re.compile(
 )
 _CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
 _MENTION = re.compile(r"@(?=[A-Za-z_])")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def known_names(d: Dossier) -> set[str]:
@@ -54,7 +56,7 @@ def body_quote(text: str, d: Dossier, cited: Cited) -> str:
     def span(match: re.Match[str]) -> str:
         name = match.group(1).strip()
         bare = name.removesuffix("()")
-        if bare in known or bare.rsplit(".", 1)[-1] in known:
+        if bare in known or bare.rsplit(".", 1)[-1] in known or _IDENT.fullmatch(bare):
             return cited.name(name)
         return name
 
@@ -75,17 +77,20 @@ def _in_results(r: RationaleFact, d: Dossier) -> bool:
 
 def best_rationale(d: Dossier) -> RationaleFact | None:
     """The sentence that says most about why: a root cause, else a symptom that names a severe
-    effect, else the motivation — never a measurement or a line of the test results."""
-    for kind in ("root_cause", "symptom", "motivation"):
+    effect, else the motivation — never a measurement or a line of the test results. Of the
+    sentences that qualify, one that names code comes first (it says where)."""
+    found: list[tuple[int, int, RationaleFact]] = []
+    for rank, kind in enumerate(("root_cause", "symptom", "motivation")):
         for r in d.rationale:
             if r.kind != kind or not r.claim or len(r.claim) < 20:
                 continue
             if _MEASUREMENT.search(r.claim) or _in_results(r, d):
                 continue
+            spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
-            return r
-    return None
+            found.append((-min(spans, 2), rank, r))
+    return min(found, key=lambda x: x[:2])[2] if found else None
 
 
 def design_ideas(d: Dossier, limit: int = 2) -> list[DesignFact]:
@@ -112,8 +117,8 @@ def _said_as(r: RationaleFact) -> str:
     return r.kind
 
 
-def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
+def _clip(text: str, limit: int, whole: int = QUOTE_WHOLE) -> str:
+    if len(text) <= max(limit, whole):
         return text
     cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:-")
     if cut.count("`") % 2:

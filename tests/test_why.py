@@ -1,0 +1,52 @@
+"""The why of an entry: which body sentence is quoted, and how."""
+
+from __future__ import annotations
+
+from prdigest.analyze import analyze
+from prdigest.core.presets import load_preset
+from prdigest.write.template.phrases import Cited
+from prdigest.write.template.why import QUOTE_LIMIT, QUOTE_WHOLE, _clip, best_rationale, body_quote
+
+from conftest import file_patch, make_pr
+
+BODY = """### What this PR does / why we need it?
+
+The root cause is that padded slots cross the rank boundary because graph mode keeps fixed slots.
+Because of this the negative length was passed to `KvQuantSparseAttnSharedKV` as `seqused_kv`.
+
+### How was this patch tested?
+CI.
+"""
+
+
+def _dossier(body: str = BODY):  # type: ignore[no-untyped-def]
+    pr = make_pr(body=body, files=[file_patch("vllm/attn.py", ["x = clamp(a, 0)"], ["x = a"])])
+    return analyze(pr, load_preset(pr.repo))
+
+
+def test_the_sentence_that_names_code_is_quoted_before_one_that_does_not() -> None:
+    d = _dossier()
+    causes = [r for r in d.rationale if r.kind == "root_cause"]
+    assert len(causes) == 2 and "`" not in causes[0].claim  # both qualify, the first names no code
+    chosen = best_rationale(d)
+    assert chosen is not None and "`KvQuantSparseAttnSharedKV`" in chosen.claim
+
+
+def test_a_quote_keeps_the_bodys_code_spans_that_are_names_and_no_other() -> None:
+    d = _dossier()
+    text = (
+        "Passed to `KvQuantSparseAttnSharedKV` as `seqused_kv` over `[60, 70)` by `pip install x`"
+    )
+    quoted = body_quote(text, d, Cited())
+    assert "`KvQuantSparseAttnSharedKV`" in quoted and "`seqused_kv`" in quoted
+    assert "`[60, 70)`" not in quoted and "[60, 70)" in quoted  # not a code name
+    assert "`pip install x`" not in quoted
+
+
+def test_a_quote_a_few_words_longer_than_the_limit_is_kept_whole() -> None:
+    whole = "w " * ((QUOTE_LIMIT + QUOTE_WHOLE) // 4)
+    assert QUOTE_LIMIT < len(whole.strip()) <= QUOTE_WHOLE
+    assert _clip(whole.strip(), QUOTE_LIMIT) == whole.strip()
+    longer = "word " * (QUOTE_WHOLE // 4)
+    cut = _clip(longer.strip(), QUOTE_LIMIT)
+    assert cut.endswith("…") and len(cut) <= QUOTE_LIMIT + 1
