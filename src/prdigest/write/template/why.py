@@ -78,7 +78,7 @@ def _in_results(r: RationaleFact, d: Dossier) -> bool:
 def best_rationale(d: Dossier) -> RationaleFact | None:
     """The sentence that says most about why: a root cause, else a symptom that names a severe
     effect, else the motivation — never a measurement or a line of the test results. Of the
-    sentences that qualify, one that names code comes first (it says where)."""
+    sentences of one kind, one that names code comes first (it says where)."""
     found: list[tuple[int, int, RationaleFact]] = []
     for rank, kind in enumerate(("root_cause", "symptom", "motivation")):
         for r in d.rationale:
@@ -89,7 +89,7 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
-            found.append((-min(spans, 2), rank, r))
+            found.append((rank, -min(spans, 2), r))
     return min(found, key=lambda x: x[:2])[2] if found else None
 
 
