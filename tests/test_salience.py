@@ -263,7 +263,7 @@ def test_edits_worth_the_same_up_to_float_rounding_keep_their_order() -> None:
     second = (_fact("pkg/a.py"), DiffLine("+", "xa(xb, xc)", None, 2), "xa(xb)", "xa(xb, xc)")
     context = Context(title="t", body="", python_carries=True)
     for raw in ([first, second], [second, first]):
-        ranked = _ranked_edits(raw, [], context, scores)
+        ranked = _ranked_edits(raw, [], context, scores, {})
         assert [e.after for e in ranked] == [item[3] for item in raw]
 
 
@@ -343,3 +343,88 @@ def test_a_definition_a_new_test_is_named_after_counts_as_tested() -> None:
     changed = new_test.model_copy(update={"existed": True})
     ranked, _edits = rank(parsed, symbols, [changed], context)
     assert all("test_named" not in x.reasons for x in ranked)
+
+
+def test_an_edit_below_an_unchanged_method_is_said_in_the_class_not_the_method_above() -> None:
+    # the method the second hunk sits in starts between the hunks: git's header shows the class
+    patch = parse_patch(
+        "pkg/threads.py",
+        "@@ -10,2 +10,2 @@ class SendingThread:\n"
+        "     def build_shared_data(self, task):\n"
+        "-        return self.builder.build(task)\n"
+        "+        return self.builders[task.group].build(task)\n"
+        "@@ -30,3 +30,3 @@ class SendingThread:\n"
+        "         tasks = self.queue.get()\n"
+        "-        total = count_blocks(tasks, 16)\n"
+        "+        total = count_blocks(tasks, self.block_size)\n"
+        "         self.save(tasks)",
+    )
+    symbols = [
+        _symbol("build_shared_data", "pkg/threads.py", 2),
+        _symbol("SendingThread", "pkg/threads.py", 2),
+    ]
+    _ranked, edits = rank(
+        [(_fact("pkg/threads.py"), patch)],
+        symbols,
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    owners = {e.line: e.symbol for e in edits}
+    assert owners == {11: "build_shared_data", 31: "SendingThread"}
+
+
+def test_prose_names_code_only_as_code_never_as_an_english_word() -> None:
+    from prdigest.analyze.salience import _reasons_of_name
+
+    def in_body(name: str, body: str) -> bool:
+        context = Context(title="Fix things", body=body, python_carries=True)
+        return "in_body" in _reasons_of_name(name, context, set(), set(), 1)
+
+    assert not in_body("logger.warning", "We now log a warning when it is enabled.")
+    assert not in_body("tl.sigmoid", "The gate applies a sigmoid(gate) to the output.")
+    assert in_body("self.model.markov_embed", "The result of `markov_embed` is split by sp.")
+    assert not in_body("free", "Blocks are free again after the request finishes.")
+    assert in_body("free", "Calling `EncoderCacheManager.free` twice is now safe.")
+    assert in_body("free", "Make free() idempotent.")
+    title = Context(title="Add debug logging probes", body="", python_carries=True)
+    assert "in_title" not in _reasons_of_name("logger.debug", title, set(), set(), 1)
+
+
+def test_a_name_a_new_test_line_still_uses_is_not_gone() -> None:
+    source = parse_patch(
+        "pkg/ctx.py", "@@ -1,2 +1,1 @@\n def select(cfg):\n-    return vllm_config.kind"
+    )
+    test = parse_patch(
+        "tests/test_ctx.py", "@@ -1,0 +1,1 @@\n+    vllm_config = make_vllm_config()"
+    )
+    ranked, _edits = rank(
+        [(_fact("pkg/ctx.py"), source), (_fact("tests/test_ctx.py", Role.TEST), test)],
+        [],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    fact = next(x for x in ranked if x.name == "vllm_config")
+    assert fact.change != "gone" and "gone" not in fact.reasons and "tested" in fact.reasons
+
+
+def test_a_removed_tolist_of_host_data_or_in_a_log_call_is_no_removed_host_sync() -> None:
+    from prdigest.analyze.design import detect
+
+    patch = parse_patch(
+        "pkg/pool.py",
+        "@@ -1,5 +1,1 @@\n def save(self):\n"
+        "-    logger.debug('gvas %s', gvas.tolist())\n"
+        "-    sizes = size_array.tolist()\n"
+        "-    ids = token_ids_np.tolist()\n"
+        "-    count = seq_lens.cpu().item()",
+    )
+    facts = [x for x in detect([(_fact("pkg/pool.py"), patch)]) if x.pattern == "host_sync_removed"]
+    assert len(facts) == 3  # still seen (triage counts them), at most three per pattern
+    assert [x.net for x in facts] == [False, False, False]
+    device = parse_patch(
+        "pkg/attn.py", "@@ -1,2 +1,1 @@\n def step(self):\n-    count = seq_lens.cpu().item()"
+    )
+    facts = [
+        x for x in detect([(_fact("pkg/attn.py"), device)]) if x.pattern == "host_sync_removed"
+    ]
+    assert [x.net for x in facts] == [True]

@@ -476,3 +476,53 @@ def test_a_todo_is_weak_unless_it_names_an_owner_or_topic() -> None:
 
     assert weak("# TODO: handle the hybrid case") == [True]
     assert weak("# TODO(HMA): handle the hybrid case") == [False]
+
+
+def test_the_other_files_count_is_of_the_files_the_paragraph_does_not_name() -> None:
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        files=[
+            file_patch("pkg/core.py", [f"    value_{i} = compute_{i}(x)" for i in range(6)]),
+            *(file_patch(f"pkg/m{i}.py", [f"VALUE_{i} = {i}"]) for i in range(6)),
+            file_patch("pkg/__init__.py", ["from .core import *"]),
+        ]
+    )
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+    said = re.search(r"另有 (\d+) 个文件", paragraph)
+    assert said is not None, paragraph
+    unnamed = [f.path for f in d.files if f"`{f.path.rsplit('/', 1)[-1]}`" not in paragraph]
+    assert int(said.group(1)) == len(unnamed)  # `__init__.py` is counted, never listed
+    assert "pkg/__init__.py" in unnamed
+
+
+def test_an_about_figure_has_no_direction_and_stays_out_of_the_title() -> None:
+    from prdigest.write.template.title import RELATIVE
+
+    assert RELATIVE.search("+4.6%") and RELATIVE.search("-5~9%") and RELATIVE.search("3.8x")
+    assert RELATIVE.search("~1.4%") is None  # "about 1.4 %": up or down is not said
+
+
+def test_a_name_only_the_title_gives_is_said_as_the_titles() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        title="[Perf] Split mixed ChunkedPrefill batches",
+        body="Decode and prefill requests now get separate attention calls.",
+        files=[file_patch("vllm/attn.py", ["    if state == ChunkedPrefill:", "        y = 1"])],
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    texts = [t for point in focus_points(d, skim, Phrases("zh", 1), Cited()) for t in point.texts]
+    said = [t for t in texts if "`ChunkedPrefill`" in t]
+    assert said and all("标题提到的" in t and "描述" not in t for t in said)

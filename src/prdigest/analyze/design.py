@@ -161,6 +161,22 @@ def _net_over_pr(
     return out
 
 
+_LOGGING_CALL = re.compile(r"^\s*(?:logger|logging|log|self\.logger)\.\w+\(|^\s*print\(")
+_RECEIVER = re.compile(r"[\w.\[\]]+$")
+_HOST_DATA = re.compile(r"(?:^|[._])(?:np|numpy|array|arr|list)(?:$|[._\[])|_np$|_array$", re.I)
+
+
+def _not_a_host_sync(pattern: str, text: str, at: int) -> bool:
+    """A removed ``.tolist()``/``.item()`` that syncs nothing: an argument of a logging call
+    (a removed debug line), or called on what its name says is host data (a NumPy array)."""
+    if pattern != "host_sync_removed" or "synchronize" in text[at:]:
+        return False
+    if _LOGGING_CALL.search(text):
+        return True
+    receiver = _RECEIVER.search(text[:at])
+    return receiver is not None and _HOST_DATA.search(receiver.group(0)) is not None
+
+
 def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) -> list[DesignFact]:
     """Design facts of the PR, at most :data:`MAX_PER_PATTERN` of each pattern."""
     parsed_list = list(parsed)
@@ -194,7 +210,8 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             path=fact.path,
                             line=number,
                             in_test=fact.role is Role.TEST,
-                            net=_net(match.group(0), pattern.side, sides),
+                            net=_net(match.group(0), pattern.side, sides)
+                            and not _not_a_host_sync(pattern.id, line.text, match.start()),
                         )
                     )
                     counts[pattern.id] = counts.get(pattern.id, 0) + 1

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
+from prdigest.analyze.code import definition_in, header_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
     EditFact,
@@ -562,10 +563,14 @@ def _reasons_of_name(
 ) -> list[str]:
     bare = name.rsplit(".", 1)[-1]
     reasons = []
-    if _names_word(context.title, bare, after_dot=False):
+    if _mentions(context.title, name, bare, after_dot=False):
         reasons.append("in_title")
-    elif _names_word(context.body, name) or (len(bare) >= 6 and _names_word(context.body, bare)):
+    elif _names_word(context.body, name) and _as_code(context.body, name):
         reasons.append("in_body")
+    elif (
+        bare != name and len(bare) >= 6 and _distinct_seen(bare) and _names_word(context.body, bare)
+    ):
+        reasons.append("in_body")  # `self.model.markov_embed` when the body says `markov_embed`
     if name in tested or bare in tested:
         reasons.append("tested")
     if files >= 2:
@@ -575,6 +580,26 @@ def _reasons_of_name(
     if _HELPER.search(bare) and not context.about_output:
         reasons.append("helper")
     return reasons
+
+
+def _mentions(text: str, name: str, bare: str, *, after_dot: bool = True) -> bool:
+    """Whether prose names this code: the name itself, or the last part of a dotted name when
+    that part is a name of its own (``markov_embed``), never an English word (``warning`` of
+    ``logger.warning``); a word-like name (``free``) only where the text writes it as code."""
+    if bare != name and not _distinct_seen(bare):
+        return _names_word(text, name) and _as_code(text, name)
+    return _names_word(text, bare, after_dot=after_dot) and _as_code(text, bare)
+
+
+def _as_code(text: str, name: str) -> bool:
+    """A word-like name counts only in code form: in backticks, called, or after a dot."""
+    if "." in name or _distinct_seen(name):
+        return True
+    return (
+        f"{name}(" in text
+        or f".{name}" in text
+        or re.search(rf"`[^`\n]*\b{re.escape(name)}\b[^`\n]*`", text) is not None
+    )
 
 
 def _score(reasons: Sequence[str], lines: int) -> float:
@@ -716,8 +741,8 @@ def _identifier_facts(
         if entry.added and not entry.removed:
             reasons.append("introduced")
             change = "introduced"
-        elif entry.removed and not entry.added:
-            reasons.append("gone")
+        elif entry.removed and not entry.added and entry.name not in tested:
+            reasons.append("gone")  # no added line uses it, not even a test's
             change = "gone"
         elif entry.relocated:
             reasons.append("relocated")
@@ -771,7 +796,9 @@ def rank(
         best.setdefault((x.path, x.name), x)
     unique = list(best.values())
     ranked = [x.model_copy(update={"id": f"n{i}"}) for i, x in enumerate(unique[:MAX_SALIENT], 1)]
-    return ranked, _ranked_edits(raw_edits, symbols, context, {x.name: x.score for x in ranked})
+    owners = {f.path: _python_owners(p) for f, p in parsed if f.language == "python"}
+    scores = {x.name: x.score for x in ranked}
+    return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners)
 
 
 def _ranked_edits(
@@ -779,6 +806,7 @@ def _ranked_edits(
     symbols: Sequence[SymbolFact],
     context: Context,
     scores: dict[str, float],
+    owners: dict[str, dict[int, str]],
 ) -> list[EditFact]:
     def worth(item: tuple[FileFact, DiffLine, str, str]) -> float:
         fact, _line, before, after = item
@@ -803,7 +831,10 @@ def _ranked_edits(
     best = sorted(unique, key=worth, reverse=True)[:MAX_EDITS]
     out = []
     for index, (fact, line, before, after) in enumerate(best, start=1):
-        owner = _owner(symbols, fact.path, line.new_no)
+        if fact.path in owners:  # Python: the definition the line sits in, as the hunk shows it
+            owner = owners[fact.path].get(line.new_no or -1)
+        else:
+            owner = _owner(symbols, fact.path, line.new_no)
         out.append(
             EditFact(
                 id=f"e{index}",
@@ -816,6 +847,31 @@ def _ranked_edits(
             )
         )
     return out
+
+
+def _python_owners(patch: ParsedPatch) -> dict[int, str]:
+    """For each added line of a Python patch, the innermost definition it sits in on the new
+    side: the ``def``/``class`` lines of the hunk above it, else the hunk header's (git prints
+    the nearest top-level line: a method between it and the hunk is unknown, so the class is
+    said, never the method above)."""
+    owners: dict[int, str] = {}
+    for hunk in patch.hunks:
+        opened = header_definition(hunk.header, "python")
+        stack: list[tuple[int, str]] = [(opened.indent, opened.name)] if opened else []
+        for line in hunk.lines:
+            if line.kind == REMOVED or not line.text.strip():
+                continue
+            body = line.text.lstrip()
+            indent = len(line.text) - len(body)
+            if body[0] not in ")]}":  # a continuation line closes nothing
+                while stack and stack[-1][0] >= indent:
+                    stack.pop()
+            found = definition_in(line.text, "python")
+            if found is not None:
+                stack.append((indent, found.name))
+            elif line.kind == ADDED and line.new_no is not None and stack:
+                owners[line.new_no] = stack[-1][1]
+    return owners
 
 
 def _owner(symbols: Sequence[SymbolFact], path: str, line: int | None) -> str | None:

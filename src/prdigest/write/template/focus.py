@@ -18,7 +18,7 @@ from prdigest.core.models import (
     TechniqueFact,
     TestFact,
 )
-from prdigest.write.template.phrases import Cited, Phrases, display_names, file_name
+from prdigest.write.template.phrases import Cited, Phrases, code, display_names, file_name
 from prdigest.write.template.title import RELATIVE, STRONG_METRIC, title_claim
 
 
@@ -426,7 +426,7 @@ def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
     )
 
 
-NAME_KEYS = ("named", "tested", "relocated", "introduced", "gone")
+NAME_KEYS = ("named", "tested", "titled", "relocated", "introduced", "gone")
 MAX_NAMES_PER_KIND = 6
 
 
@@ -446,8 +446,10 @@ def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
             continue  # `f()` where `f` is named too
         if any(r in DEMOTED for r in x.reasons):
             continue
-        if "in_body" in x.reasons or "in_title" in x.reasons:
+        if "in_body" in x.reasons:
             key = "named"
+        elif "in_title" in x.reasons:
+            key = "titled"
         elif "tested" in x.reasons and x.change != "gone":
             key = "tested"
         elif "relocated" in x.reasons:
@@ -491,14 +493,23 @@ MAX_OTHER_FILES = 3
 _NOT_READ = frozenset({"__init__.py", "CMakeLists.txt"})  # a package marker or a build list
 
 
-def other_files_wordings(
+@dataclass(frozen=True)
+class OtherFiles:
+    """One wording of the other-files sentence: the files it says (with the definition each
+    change sits in) and their paths; the count of the rest is made from the final paragraph."""
+
+    shown: str
+    paths: tuple[str, ...]
+
+
+def other_files(
     d: Dossier, p: Phrases, cited: Cited, skip: frozenset[str] = frozenset()
-) -> list[str]:
+) -> list[OtherFiles]:
     """The other changed files a reader opens, for a PR whose points name few of them: source,
     test and config files the paragraph has not named (nor ``skip``: test files whose tests it
-    names), most lines first, Python before kernels when Python carries the change; its
-    wordings, fullest first (fewer files, the rest counted), none when there are no such
-    files."""
+    names), most lines first, Python before kernels when Python carries the change; a docs or
+    CI change's own files when no source changed. Its wordings, fullest first (fewer files),
+    none when there are no such files."""
     names = display_names(d.files)
     python = any(f.role is Role.SOURCE and f.language == "python" for f in d.files)
     unnamed = [
@@ -519,19 +530,34 @@ def other_files_wordings(
     shown = candidates[:MAX_OTHER_FILES]
     for f in shown:
         cited.fact(f.id)
-    said = {f.path for f in shown}
-    more = sum(
-        1
-        for f in d.files
-        if f.path not in said and f.path not in skip and names[f.path] not in cited.refs
-    )
     said_as = [_file_with_owner(f.path, d, p, cited, names) for f in shown]
-    wordings = []
-    for size in range(len(said_as), 0, -1):  # fewer files, the rest counted
-        rest = more + len(said_as) - size
-        key = "other_files_more" if rest else "other_files"
-        wordings.append(p.get("point", key, files=p.join(said_as[:size]), count=rest) + p.stop)
-    return wordings
+    return [
+        OtherFiles(p.join(said_as[:size]), tuple(f.path for f in shown[:size]))
+        for size in range(len(said_as), 0, -1)
+    ]
+
+
+def render_other_files(others: OtherFiles, rest: int, p: Phrases) -> str:
+    """The sentence, with the count of changed files the paragraph does not name."""
+    key = "other_files_more" if rest else "other_files"
+    return p.get("point", key, files=others.shown, count=rest) + p.stop
+
+
+def unnamed_files(d: Dossier, text: str, also: tuple[str, ...] = ()) -> int:
+    """How many changed files ``text`` names nowhere (by the name it gives them), not counting
+    ``also`` (the files a sentence still to come names)."""
+    names = display_names(d.files)
+    return sum(1 for f in d.files if f.path not in also and code(names[f.path]) not in text)
+
+
+def other_files_wordings(
+    d: Dossier, p: Phrases, cited: Cited, skip: frozenset[str] = frozenset()
+) -> list[str]:
+    """The other-files sentence for a paragraph that names nothing else, fullest first."""
+    return [
+        render_other_files(o, unnamed_files(d, "", o.paths), p)
+        for o in other_files(d, p, cited, skip)
+    ]
 
 
 def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
-from prdigest.write.template.focus import focus_points, other_files_wordings, render_focus
+from prdigest.write.template.focus import (
+    OtherFiles,
+    focus_points,
+    other_files,
+    render_focus,
+    render_other_files,
+    unnamed_files,
+)
 from prdigest.write.template.followups import render_followups, weighed_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
 from prdigest.write.template.why import render_why, why_parts
@@ -87,7 +94,7 @@ def _untagged(point: str, p: Phrases) -> str:
 
 def _others_by_named_tests(
     d: Dossier, p: Phrases, cited: Cited, points: list[list[str]]
-) -> tuple[dict[frozenset[str], list[str]], dict[str, tuple[str, ...]]]:
+) -> tuple[dict[frozenset[str], list[OtherFiles]], dict[str, tuple[str, ...]]]:
     """The other-files wordings with and without the test files whose tests the points can name
     (made now, before the discussion and follow-ups cite anything), and those tests by file."""
     said = " ".join(w for wordings in points for w in wordings)
@@ -96,11 +103,11 @@ def _others_by_named_tests(
         if code(t.name) in said:
             tests[t.path] = (*tests.get(t.path, ()), code(t.name))
     keys = [frozenset(), frozenset(tests)] if tests else [frozenset()]
-    variants: dict[frozenset[str], list[str]] = {}
+    variants: dict[frozenset[str], list[OtherFiles]] = {}
     scratches = []
     for skip in keys:  # each from the same state: what one names must not hide a file from another
         scratch = Cited(refs=dict(cited.refs), ids=list(cited.ids))
-        variants[skip] = other_files_wordings(d, p, scratch, skip=skip)
+        variants[skip] = other_files(d, p, scratch, skip=skip)
         scratches.append(scratch)
     for scratch in scratches:
         for name, ref in scratch.refs.items():
@@ -122,11 +129,12 @@ class _Draft:
     spare: set[int]  # points whose shorter wording drops a rewritten expression, not a name
     # the other files to open, said after the points (wordings, fullest first): by the set of
     # test files whose tests the points name (not said again), and those tests by file
-    others_by_named: dict[frozenset[str], list[str]]
+    others_by_named: dict[frozenset[str], list[OtherFiles]]
     tests_by_file: dict[str, tuple[str, ...]]
     discussion: list[str]
     followups: list[str]
     weak: int = 0  # how many of the last follow-ups are weak: they go before a third point
+    dossier: Dossier | None = None  # its files: the other-files sentence counts the unnamed
     limit: int = 0  # the length the shrinking aims under
     others_at: int = 0  # other-files wordings dropped so far (fewer files, then none)
     at: list[int] = field(default_factory=list)  # per point, the wording said now
@@ -140,7 +148,7 @@ class _Draft:
     def points(self) -> list[str]:
         return [w[i] for w, i in zip(self.wordings, self.at, strict=True)]
 
-    def others(self, focus: str) -> list[str]:
+    def others(self, focus: str) -> list[OtherFiles]:
         """The other-files wordings left, given the focus points as rendered now."""
         named = frozenset(
             path for path, tests in self.tests_by_file.items() if any(t in focus for t in tests)
@@ -157,10 +165,14 @@ class _Draft:
             render_why(self.why, self.p),
             self.shape,
             focus,
-            others[0] if self.points and others else "",
+            "",  # the other files, counted against what the rest names
             render_discussion(self.discussion, self.p),
             render_followups(self.followups, self.p),
         ]
+        if self.points and others:
+            said = "".join(pieces)
+            rest = unnamed_files(self.dossier, said, others[0].paths) if self.dossier else 0
+            pieces[4] = render_other_files(others[0], rest, self.p)
         return self.p.finish(self.p.w.join.join(x for x in pieces if x))
 
     def fits(self) -> bool:
@@ -308,6 +320,7 @@ def paragraph_for(
         discussion,
         [text for text, _weak in followups],
         _trailing_weak([weak for _text, weak in followups]),
+        d,
     )
     limit = bounds.paragraph_max  # one aim for every level: length, not the level, binds names
     draft.limit = limit

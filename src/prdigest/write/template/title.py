@@ -406,7 +406,8 @@ def _title_symptom(dossier: Dossier, p: Phrases, subject: str) -> str:
     return ""
 
 
-RELATIVE = re.compile(r"^[+\-~]|[x×]$|\d[-~～–]\d")  # +4.6%, -5~9%, 3.8x: a change, not a level
+# +4.6%, -5~9%, 3.8x: a change, not a level; "~1.4%" is "about 1.4 %", no direction
+RELATIVE = re.compile(r"^[+\-]|[x×]$|\d[-~～–]\d")
 STRONG_METRIC = frozenset(
     {
         "throughput",
