@@ -428,3 +428,43 @@ def test_a_removed_tolist_of_host_data_or_in_a_log_call_is_no_removed_host_sync(
         x for x in detect([(_fact("pkg/attn.py"), device)]) if x.pattern == "host_sync_removed"
     ]
     assert [x.net for x in facts] == [True]
+
+
+def test_names_in_comments_log_messages_and_docstrings_are_prose_not_uses() -> None:
+    from prdigest.analyze.salience import _changed_code, _python_code
+
+    assert _python_code('    x = foo("a b", y)  # uses bar_baz') == '    x = foo("", y)  '
+    assert (
+        _python_code('    v = cfg.get("enable_npugraph_ex")')
+        == '    v = cfg.get("enable_npugraph_ex")'
+    )
+    assert "rejection_sampler" not in _python_code(
+        "    logger.info('rejection_sampler entry %s', n)"
+    )
+    patch = parse_patch(
+        "t.py",
+        '@@ -1,0 +1,5 @@\n+    """Stub `_EXTRA_CTX` in setUp\n+    and `markov_emb` too.\n'
+        '+    """\n+    def f(self):\n+        return markov_embed(x)',
+    )
+    code = [c for _line, c in _changed_code(patch, python=True)]
+    assert "".join(code[:3]).strip() == "" and "markov_embed" in code[4]
+    lone = parse_patch(
+        "u.py", '@@ -1,2 +1,2 @@\n     """\n-    x = old_name(a)\n+    x = new_name(a)'
+    )
+    assert [c.strip() for _l, c in _changed_code(lone, python=True)] == [
+        "x = old_name(a)",
+        "x = new_name(a)",
+    ]  # a lone triple quote may close a docstring: the lines after it stay code
+
+
+def test_a_body_name_is_in_the_change_only_as_a_whole_word_of_a_changed_line() -> None:
+    from prdigest.analyze.salience import _body_code_names
+
+    patch = parse_patch(
+        "pkg/runner.py",
+        "@@ -1,2 +1,3 @@\n     out = torch_npu.npu_fused_infer_attention_score(\n"
+        "-        q, sparse_mode=3)\n+        q, sparse_mode=0)\n+    self._log_propose_entry(out)",
+    )
+    body = "Probes `_propose` and `npu_fused_infer_attention_score`; sets `sparse_mode`."
+    found = _body_code_names([(_fact("pkg/runner.py"), patch)], body)
+    assert set(found) == {"sparse_mode"}  # context-only and part-of-a-name spans are not

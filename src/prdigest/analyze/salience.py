@@ -21,7 +21,7 @@ import functools
 import keyword
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -179,10 +179,63 @@ def _editable(line: DiffLine) -> bool:
     return _usable(line) and not _DEF_LINE.match(line.text) and _code_like(line.text)
 
 
+_PY_STRING_OR_COMMENT = re.compile(
+    r'"""|\'\'\'|[rbfu]?"(?:\\.|[^"\\\n])*"|[rbfu]?\'(?:\\.|[^\'\\\n])*\'|#.*', re.I
+)
+# a string that is a name, not prose: a config key, an env var, a route, a module path
+_KEY = re.compile(r"[\w./:@-]*[A-Za-z_][\w./:@-]*")
+
+
+def _python_code(text: str) -> str:
+    """The code of a Python line without its comment and prose: a string that is a name
+    (``"enable_npugraph_ex"``, ``"/v1/rerank"``) stays, a sentence or a log message goes, and so
+    does the rest of a line after a triple quote (a docstring)."""
+    if "#" not in text and '"' not in text and "'" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    for match in _PY_STRING_OR_COMMENT.finditer(text):
+        out.append(text[at : match.start()])
+        token = match.group(0)
+        if token in ('"""', "'''") or token.startswith("#"):
+            return "".join(out)
+        inner = token.lstrip("rbfuRBFU")[1:-1]
+        out.append(f'"{inner}"' if _KEY.fullmatch(inner) else '""')
+        at = match.end()
+    out.append(text[at:])
+    return "".join(out)
+
+
+_DOC_OPEN = re.compile(r"^\s*[rbu]?(\"\"\"|\'\'\')(?=\S)(?!.*\1)", re.I)  # """Text, not closed
+
+
+def _changed_code(patch: ParsedPatch, *, python: bool) -> Iterator[tuple[DiffLine, str]]:
+    """The changed lines of a patch with their code: in Python without comments and prose,
+    and without the lines of a docstring the hunk opens (``\"\"\"Text`` … ``\"\"\"``; a lone
+    triple quote may open or close one, so it opens none)."""
+    for hunk in patch.hunks:
+        docs: dict[str, str | None] = {ADDED: None, REMOVED: None}  # the open quote, per side
+        for line in hunk.lines:
+            code = line.text
+            if python:
+                sides = (ADDED, REMOVED) if line.kind == CONTEXT else (line.kind,)
+                inside = all(docs[side] for side in sides)
+                for side in sides:
+                    quote = docs[side]
+                    if quote is not None:
+                        docs[side] = None if quote in code else quote
+                    elif opened := _DOC_OPEN.match(code):
+                        docs[side] = opened.group(1)
+                code = "" if inside else _python_code(code)
+            if line.kind != CONTEXT:
+                yield line, code
+
+
 def _identifiers(
     parsed: Sequence[tuple[FileFact, ParsedPatch]], is_test: Callable[[FileFact], bool]
 ) -> tuple[dict[str, _Name], set[str]]:
-    """Distinct identifiers of the changed source and test lines, and those of test files."""
+    """Distinct identifiers of the changed source and test lines, and those of test files (in
+    Python, not in comments, strings or docstrings)."""
     names: dict[str, _Name] = {}
     in_tests: set[str] = set()
     distinct = _distinct_seen
@@ -191,36 +244,35 @@ def _identifiers(
         if (fact.role is not Role.SOURCE and not test_file) or fact.duplicate_of:
             continue
         relocated = set() if test_file else _relocated_lines(patch)
-        for hunk in patch.hunks:
-            for line in hunk.lines:
-                kind, text = line.kind, line.text
-                if kind == CONTEXT or (test_file and kind == REMOVED):
-                    continue  # a test file's removed lines name nothing the ranking counts
-                if not text.strip() or _SKIP_LINE.match(text):
+        for line, text in _changed_code(patch, python=fact.language == "python"):
+            kind = line.kind
+            if test_file and kind == REMOVED:
+                continue  # a test file's removed lines name nothing the ranking counts
+            if not text.strip() or _SKIP_LINE.match(text):
+                continue
+            words = _IDENTIFIER.findall(text)
+            # a module chain holds a dot and a call: most lines have none
+            chains = _MODULE_CHAIN.findall(text) if "." in text else []
+            if chains:
+                tails = {c.rsplit(".", 1)[-1] for c in chains}
+                words = [*chains, *(w for w in words if w not in tails)]
+            for name in words:
+                if not distinct(name):
                     continue
-                words = _IDENTIFIER.findall(text)
-                # a module chain holds a dot and a call: most lines have none
-                chains = _MODULE_CHAIN.findall(text) if "." in text else []
-                if chains:
-                    tails = {c.rsplit(".", 1)[-1] for c in chains}
-                    words = [*chains, *(w for w in words if w not in tails)]
-                for name in words:
-                    if not distinct(name):
-                        continue
-                    if test_file:
-                        if kind == ADDED:  # what the PR's tests exercise, not old ones
-                            in_tests.add(name)
-                        continue
-                    entry = names.get(name)
-                    if entry is None:
-                        number = line.new_no if kind == ADDED else line.old_no
-                        entry = names[name] = _Name(name, fact.path, number)
-                    entry.files.add(fact.path)
-                    if kind == ADDED:
-                        entry.added += 1
-                        entry.relocated += bool(relocated) and text.strip() in relocated
-                    else:
-                        entry.removed += 1
+                if test_file:
+                    if kind == ADDED:  # what the PR's tests exercise, not old ones
+                        in_tests.add(name)
+                    continue
+                entry = names.get(name)
+                if entry is None:
+                    number = line.new_no if kind == ADDED else line.old_no
+                    entry = names[name] = _Name(name, fact.path, number)
+                entry.files.add(fact.path)
+                if kind == ADDED:
+                    entry.added += 1
+                    entry.relocated += bool(relocated) and line.text.strip() in relocated
+                else:
+                    entry.removed += 1
     return names, in_tests
 
 
@@ -632,8 +684,8 @@ _NAME_CHAR = re.compile(r"[A-Za-z_]")
 
 
 def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) -> dict[str, _Name]:
-    """Code spans of the body (``seq_lens - offset``, ``get_pergroup_param``) that the diff's
-    text shows, on any line of a source hunk: what the author points the reader at."""
+    """Code spans of the body (``seq_lens - offset``, ``get_pergroup_param``) that the changed
+    code of a source file shows: what the author points the reader at."""
     spans = [
         span
         for span in dict.fromkeys(m.group(1).strip() for m in _BODY_CODE.finditer(body))
@@ -648,13 +700,20 @@ def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) 
     for fact, patch in parsed:
         if fact.role is not Role.SOURCE or fact.duplicate_of:
             continue
-        for hunk in patch.hunks:
-            for line in hunk.lines:
-                for span in spans:
-                    if span not in found and span in line.text:
-                        number = line.old_no if line.kind == REMOVED else line.new_no
-                        found[span] = _Name(span, fact.path, number, files={fact.path})
+        for line, code in _changed_code(patch, python=fact.language == "python"):
+            for span in spans:
+                if span not in found and _shows(code, span):
+                    number = line.old_no if line.kind == REMOVED else line.new_no
+                    found[span] = _Name(span, fact.path, number, files={fact.path})
     return found
+
+
+def _shows(code: str, span: str) -> bool:
+    """Whether a changed line's code holds a body span: a name as a whole word (``_propose``
+    is not in ``_log_propose_entry``), an expression as written."""
+    if _IDENTIFIER.fullmatch(span):
+        return _names_word(code, span)
+    return span in code
 
 
 def _named_by_a_test(name: str, test_names: set[str]) -> bool:
