@@ -183,6 +183,14 @@ def test_a_copied_hunk_is_ranked_with_the_generated_files() -> None:
     assert any(h.path == change.path and h.tier < 5 for h in ranked)
 
 
+def _sections_of(body: str) -> tuple[dict[str, str], str]:
+    """The description sections the prompt shows for a fixture PR given this body, and their text."""
+    pr, dossier, _ = analyzed(56104)
+    bare = pr.model_copy(update={"body": body, "linked_issues": ()})
+    sections = dict(body_sections(bare, dossier))
+    return sections, "\n".join(sections.values())
+
+
 def test_empty_template_sections_and_version_stamps_leave_the_description() -> None:
     body = (
         "### What this PR does?\nAdds `fast_path` to `Runner.step`.\n\n"
@@ -190,10 +198,7 @@ def test_empty_template_sections_and_version_stamps_leave_the_description() -> N
         "### How was this patch tested?\nUT\n\n- vLLM version: v0.19.1\n- vLLM main:\n"
         "https://github.com/vllm-project/vllm/commit/4d51588e2381018348f1022dfa3a76980d4e1c2b\n"
     )
-    pr, dossier, _ = analyzed(56104)
-    bare = pr.model_copy(update={"body": body, "linked_issues": ()})
-    sections = dict(body_sections(bare, dossier))
-    texts = "\n".join(sections.values())
+    sections, texts = _sections_of(body)
     assert "fast_path" in texts and "UT" in texts
     assert not any("user-facing" in label for label in sections)
     assert "v0.19.1" not in texts and "commit/" not in texts and "vLLM main" not in texts
@@ -361,10 +366,7 @@ def test_a_stamp_with_a_tag_for_a_commit_leaves_with_its_label() -> None:
         "### What this PR does?\nAdds `fast_path`.\n\n### How was this patch tested?\nNightly UT\n"
         "- vLLM version: \n- vLLM main: https://github.com/vllm-project/vllm/commit/v0.19.0\n"
     )
-    pr, dossier, _ = analyzed(56104)
-    bare = pr.model_copy(update={"body": body, "linked_issues": ()})
-    sections = dict(body_sections(bare, dossier))
-    texts = "\n".join(sections.values())
+    _sections, texts = _sections_of(body)
     assert "Nightly UT" in texts and "fast_path" in texts
     assert "vLLM" not in texts and "commit/" not in texts
 
