@@ -458,7 +458,7 @@ def test_names_in_comments_log_messages_and_docstrings_are_prose_not_uses() -> N
 
 
 def test_a_body_name_is_in_the_change_only_as_a_whole_word_of_a_changed_line() -> None:
-    from prdigest.analyze.salience import _body_code_names
+    from prdigest.analyze.salience import _body_code_names, _changed_code
 
     patch = parse_patch(
         "pkg/runner.py",
@@ -466,5 +466,6 @@ def test_a_body_name_is_in_the_change_only_as_a_whole_word_of_a_changed_line() -
         "-        q, sparse_mode=3)\n+        q, sparse_mode=0)\n+    self._log_propose_entry(out)",
     )
     body = "Probes `_propose` and `npu_fused_infer_attention_score`; sets `sparse_mode`."
-    found = _body_code_names([(_fact("pkg/runner.py"), patch)], body)
+    code = {"pkg/runner.py": list(_changed_code(patch, python=True))}
+    found = _body_code_names([(_fact("pkg/runner.py"), patch)], body, code)
     assert set(found) == {"sparse_mode"}  # context-only and part-of-a-name spans are not

@@ -209,30 +209,44 @@ def _python_code(text: str) -> str:
 _DOC_OPEN = re.compile(r"^\s*[rbu]?(\"\"\"|\'\'\')(?=\S)(?!.*\1)", re.I)  # """Text, not closed
 
 
-def _changed_code(patch: ParsedPatch, *, python: bool) -> Iterator[tuple[DiffLine, str]]:
-    """The changed lines of a patch with their code: in Python without comments and prose,
-    and without the lines of a docstring the hunk opens (``\"\"\"Text`` … ``\"\"\"``; a lone
-    triple quote may open or close one, so it opens none)."""
+def _changed_code(
+    patch: ParsedPatch, *, python: bool, removed: bool = True
+) -> Iterator[tuple[DiffLine, str]]:
+    """The changed lines of a patch (without the removed ones when ``removed`` is False) with
+    their code: in Python without comments and prose, and without the lines of a docstring the
+    hunk opens (``\"\"\"Text`` … ``\"\"\"``; a lone triple quote may open or close one, so it
+    opens none)."""
     for hunk in patch.hunks:
         docs: dict[str, str | None] = {ADDED: None, REMOVED: None}  # the open quote, per side
         for line in hunk.lines:
-            code = line.text
-            if python:
-                sides = (ADDED, REMOVED) if line.kind == CONTEXT else (line.kind,)
-                inside = all(docs[side] for side in sides)
-                for side in sides:
-                    quote = docs[side]
-                    if quote is not None:
-                        docs[side] = None if quote in code else quote
-                    elif opened := _DOC_OPEN.match(code):
-                        docs[side] = opened.group(1)
-                code = "" if inside else _python_code(code)
-            if line.kind != CONTEXT:
-                yield line, code
+            kind, text = line.kind, line.text
+            if kind == REMOVED and not removed:
+                continue  # its docstrings are the old side's: the new side is tracked alone
+            if not python:
+                if kind != CONTEXT:
+                    yield line, text
+                continue
+            quiet = docs[ADDED] is None and docs[REMOVED] is None
+            if quiet and '"""' not in text and "'''" not in text:
+                if kind != CONTEXT:  # most lines: no docstring opens, none is open
+                    yield line, _python_code(text)
+                continue
+            sides = (ADDED, REMOVED) if kind == CONTEXT else (kind,)
+            inside = all(docs[side] for side in sides)
+            for side in sides:
+                quote = docs[side]
+                if quote is not None:
+                    docs[side] = None if quote in text else quote
+                elif opened := _DOC_OPEN.match(text):
+                    docs[side] = opened.group(1)
+            if kind != CONTEXT:
+                yield line, "" if inside else _python_code(text)
 
 
 def _identifiers(
-    parsed: Sequence[tuple[FileFact, ParsedPatch]], is_test: Callable[[FileFact], bool]
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    is_test: Callable[[FileFact], bool],
+    code: dict[str, list[tuple[DiffLine, str]]],
 ) -> tuple[dict[str, _Name], set[str]]:
     """Distinct identifiers of the changed source and test lines, and those of test files (in
     Python, not in comments, strings or docstrings)."""
@@ -244,10 +258,8 @@ def _identifiers(
         if (fact.role is not Role.SOURCE and not test_file) or fact.duplicate_of:
             continue
         relocated = set() if test_file else _relocated_lines(patch)
-        for line, text in _changed_code(patch, python=fact.language == "python"):
+        for line, text in code[fact.path]:
             kind = line.kind
-            if test_file and kind == REMOVED:
-                continue  # a test file's removed lines name nothing the ranking counts
             if not text.strip() or _SKIP_LINE.match(text):
                 continue
             words = _IDENTIFIER.findall(text)
@@ -283,6 +295,8 @@ def _relocated_lines(patch: ParsedPatch) -> set[str]:
     """Code lines that a file's patch removes and adds again unchanged, in another block of
     changed lines or at another indentation: code moved elsewhere or wrapped in a new block
     (a line the diff re-emits in place, beside an edit, is neither)."""
+    if not any(line.kind == REMOVED for hunk in patch.hunks for line in hunk.lines):
+        return set()  # an added file, or lines only added: nothing moved
     removed: dict[str, set[tuple[int, int]]] = {}
     added: dict[str, set[tuple[int, int]]] = {}
     block = 0  # consecutive changed lines form a block; context lines separate blocks
@@ -293,12 +307,21 @@ def _relocated_lines(patch: ParsedPatch) -> set[str]:
                 block += 1
                 continue
             text = line.text.strip()
-            if len(text) < MIN_RELOCATED or not _editable(line):
+            if len(text) < MIN_RELOCATED:
                 continue
             indent = len(line.text) - len(line.text.lstrip())
             side = added if line.kind == ADDED else removed
             side.setdefault(text, set()).add((block, indent))
-    return {text for text, places in added.items() if text in removed and places - removed[text]}
+    return {
+        text
+        for text, places in added.items()
+        if text in removed and places - removed[text] and _editable_text(text)
+    }
+
+
+def _editable_text(text: str) -> bool:
+    """:func:`_editable` of a line's stripped text."""
+    return _editable(DiffLine(ADDED, text, None, None))
 
 
 # -- edits --------------------------------------------------------------------------------
@@ -683,7 +706,11 @@ _BODY_CODE = re.compile(r"`([^`\n]+)`")
 _NAME_CHAR = re.compile(r"[A-Za-z_]")
 
 
-def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) -> dict[str, _Name]:
+def _body_code_names(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    body: str,
+    code: dict[str, list[tuple[DiffLine, str]]],
+) -> dict[str, _Name]:
     """Code spans of the body (``seq_lens - offset``, ``get_pergroup_param``) that the changed
     code of a source file shows: what the author points the reader at."""
     spans = [
@@ -697,23 +724,24 @@ def _body_code_names(parsed: Sequence[tuple[FileFact, ParsedPatch]], body: str) 
     found: dict[str, _Name] = {}
     if not spans:
         return found
-    for fact, patch in parsed:
+    words = {span: _IDENTIFIER.fullmatch(span) is not None for span in spans}
+    for fact, _patch in parsed:
         if fact.role is not Role.SOURCE or fact.duplicate_of:
             continue
-        for line, code in _changed_code(patch, python=fact.language == "python"):
-            for span in spans:
-                if span not in found and _shows(code, span):
+        lines = code[fact.path]
+        whole = "\n".join(text for _line, text in lines)  # one search rules most spans out
+        here = [span for span in spans if span not in found and span in whole]
+        for line, text in lines if here else ():
+            for span in here:
+                # a name as a whole word (``_propose`` is not in ``_log_propose_entry``)
+                if (
+                    span not in found
+                    and span in text
+                    and (not words[span] or _names_word(text, span))
+                ):
                     number = line.old_no if line.kind == REMOVED else line.new_no
                     found[span] = _Name(span, fact.path, number, files={fact.path})
     return found
-
-
-def _shows(code: str, span: str) -> bool:
-    """Whether a changed line's code holds a body span: a name as a whole word (``_propose``
-    is not in ``_log_propose_entry``), an expression as written."""
-    if _IDENTIFIER.fullmatch(span):
-        return _names_word(code, span)
-    return span in code
 
 
 def _named_by_a_test(name: str, test_names: set[str]) -> bool:
@@ -834,10 +862,15 @@ def rank(
     is_test: Callable[[FileFact], bool] = lambda f: f.role is Role.TEST,
 ) -> tuple[list[SalientFact], list[EditFact]]:
     """The PR's code names, most salient first, and its in-place edits (most telling first)."""
-    names, in_tests = _identifiers(parsed, is_test)
+    code = {  # a test file's removed lines name nothing the ranking counts
+        f.path: list(_changed_code(p, python=f.language == "python", removed=not is_test(f)))
+        for f, p in parsed
+        if (f.role is Role.SOURCE or is_test(f)) and not f.duplicate_of
+    }
+    names, in_tests = _identifiers(parsed, is_test, code)
     for name, entry in _context_names(parsed, context.body).items():
         names.setdefault(name, entry)
-    for name, entry in _body_code_names(parsed, context.body).items():
+    for name, entry in _body_code_names(parsed, context.body, code).items():
         names.setdefault(name, entry)
     tested = in_tests | {t.name for t in tests}
     raw_edits = _edits(parsed, is_test, context.python_carries)
@@ -855,7 +888,12 @@ def rank(
         best.setdefault((x.path, x.name), x)
     unique = list(best.values())
     ranked = [x.model_copy(update={"id": f"n{i}"}) for i, x in enumerate(unique[:MAX_SALIENT], 1)]
-    owners = {f.path: _python_owners(p) for f, p in parsed if f.language == "python"}
+    edited_paths = {f.path for f, _l, _b, _a in raw_edits}
+    owners = {
+        f.path: _python_owners(p)
+        for f, p in parsed
+        if f.language == "python" and f.path in edited_paths
+    }
     scores = {x.name: x.score for x in ranked}
     return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners)
 
