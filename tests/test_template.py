@@ -525,4 +525,4 @@ def test_a_name_only_the_title_gives_is_said_as_the_titles() -> None:
     skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
     texts = [t for point in focus_points(d, skim, Phrases("zh", 1), Cited()) for t in point.texts]
     said = [t for t in texts if "`ChunkedPrefill`" in t]
-    assert said and all("标题提到的" in t and "描述" not in t for t in said)
+    assert said and all("标题里的" in t and "描述" not in t for t in said)
