@@ -11,8 +11,18 @@ from prdigest.core.models import Assessment, Dossier, Kind, Level
 from prdigest.core.records import PullRequest
 from prdigest.triage import assess
 from prdigest.write.template import TemplateWriter, space_cjk, title_for
+from prdigest.write.template.focus import other_files, render_other_files, unnamed_files
+from prdigest.write.template.phrases import Cited, Phrases
 
 from conftest import load_fixture
+
+
+def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
+    """The other-files sentence of a paragraph that names nothing else, fullest first."""
+    return [
+        render_other_files(o, unnamed_files(d, "", o.paths), p) for o in other_files(d, p, cited)
+    ]
+
 
 VERDICT_START = {
     Level.MUST_READ: ("值得精读",),
@@ -198,7 +208,6 @@ def test_space_between_chinese_and_code() -> None:
 def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset
-    from prdigest.write.template.focus import other_files_wordings
     from prdigest.write.template.phrases import Cited, Phrases
 
     from conftest import file_patch, make_pr
@@ -309,7 +318,6 @@ def test_a_long_rewrite_is_no_focus_point(dossiers: dict[int, Dossier]) -> None:
 def test_the_other_files_sentence_names_fewer_files_before_it_goes() -> None:
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset
-    from prdigest.write.template.focus import other_files_wordings
     from prdigest.write.template.phrases import Cited, Phrases
 
     from conftest import file_patch, make_pr
@@ -357,7 +365,6 @@ def test_the_file_of_tests_a_point_names_is_not_listed_again(
 def test_a_docs_or_ci_change_names_its_own_other_files() -> None:
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset
-    from prdigest.write.template.focus import other_files_wordings
     from prdigest.write.template.phrases import Cited, Phrases
 
     from conftest import file_patch, make_pr

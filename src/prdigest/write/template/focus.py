@@ -550,16 +550,6 @@ def unnamed_files(d: Dossier, text: str, also: tuple[str, ...] = ()) -> int:
     return sum(1 for f in d.files if f.path not in also and code(names[f.path]) not in text)
 
 
-def other_files_wordings(
-    d: Dossier, p: Phrases, cited: Cited, skip: frozenset[str] = frozenset()
-) -> list[str]:
-    """The other-files sentence for a paragraph that names nothing else, fullest first."""
-    return [
-        render_other_files(o, unnamed_files(d, "", o.paths), p)
-        for o in other_files(d, p, cited, skip)
-    ]
-
-
 def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:
     """A file and, in brackets, the definition its change sits in (the most salient one, else
     the one with most lines changed), when the paragraph has not named it."""

@@ -24,10 +24,6 @@ FOLLOWUP_ORDER = (
 )
 
 
-def followup_items(d: Dossier, p: Phrases, cited: Cited, limit: int) -> list[str]:
-    return [text for text, _weak in weighed_followups(d, p, cited, limit)]
-
-
 def weighed_followups(d: Dossier, p: Phrases, cited: Cited, limit: int) -> list[tuple[str, bool]]:
     """The follow-ups, most urgent first, each with whether it is weak: a bare TODO marker
     (no owner or topic in brackets) is common and rarely urgent, so a paragraph says it only
