@@ -17,7 +17,10 @@ failing on a stale snapshot.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -136,16 +139,35 @@ def _sqlite_directory(url: str, create_dirs: bool) -> None:
         raise StorageError(f"cannot create {db_path.parent}: {exc.strerror}") from exc
 
 
+@contextmanager
+def _sqlite_open_turn(db_path: str) -> Iterator[None]:
+    """Processes opening one SQLite file take turns (a blocking ``flock`` beside it) for the
+    first connection and the migration: switching a new file to WAL fails at once with
+    "database is locked" when another process is switching it too, busy timeout or not."""
+    try:
+        fd = os.open(f"{db_path}.lock-open", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StorageError(f"cannot open store {db_path}: {exc.strerror}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 def open_engine(target: str | Path, *, create_dirs: bool = False) -> Engine:
     """An engine for the database at a path or URL, created and migrated as needed."""
     url = url_for(target)
-    if url.startswith("sqlite:///"):
+    db_path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
+    if db_path is not None:
         _sqlite_directory(url, create_dirs)
+    turn = _sqlite_open_turn(db_path) if db_path and db_path != ":memory:" else nullcontext()
     try:
-        engine = create_engine(url)
-        _enable_sqlite_pragmas(engine)
-        if _current_revision(engine) != HEAD_REVISION:
-            _migrate(engine)
+        with turn:
+            engine = create_engine(url)
+            _enable_sqlite_pragmas(engine)
+            if _current_revision(engine) != HEAD_REVISION:
+                _migrate(engine)
     except SQLAlchemyError as exc:
         raise StorageError(f"cannot open store {safe_url(url)}: {describe(exc)}") from exc
     except ImportError as exc:  # the URL's driver (e.g. psycopg) is not installed
