@@ -434,3 +434,46 @@ def test_a_clipped_hunk_leaves_room_for_the_small_hunks_after_it() -> None:
     )
     sliced = diff_slice(pr.model_copy(update={"files": files}), dossier, 1500)
     assert "clipped" in sliced.text and "late_flag_checked(x)" in sliced.text
+
+
+def test_a_moved_block_is_folded_and_its_names_stay_in_the_index() -> None:
+    pr, dossier, _ = analyzed(56104)
+    body = [
+        "    total = sum_partial_blocks(blocks)",
+        "    scale = compute_block_scale(total)",
+        "    blocks = [b * scale for b in blocks]",
+        "    return normalise_blocks(blocks)",
+    ]
+    old = "\n".join(
+        ["@@ -1,6 +1,1 @@", " def keep():", "-def helper_old(blocks):", *("-" + x for x in body)]
+    )
+    new = "\n".join(
+        [
+            "@@ -0,0 +1,7 @@",
+            "+def helper_new(blocks):",
+            *("+" + x for x in body),
+            "+    x = 1",
+            "+    y = 2",
+        ]
+    )
+    moved = pr.model_copy(
+        update={
+            "files": (
+                FileChange(path="pkg/old.py", deletions=5, patch=old),
+                FileChange(path="pkg/new.py", additions=7, patch=new),
+            )
+        }
+    )
+    sliced = diff_slice(moved, dossier, 3000)
+    assert "+…（4 lines the same as lines the PR removes）" in sliced.text
+    assert "-…（4 lines the same as lines the PR adds）" in sliced.text
+    assert "compute_block_scale(total)" not in sliced.text  # the moved lines are not shown
+    assert "+def helper_new(blocks):" in sliced.text and "+    x = 1" in sliced.text
+    index = next(x for x in sliced.text.splitlines() if x.startswith("未展示的改动行中的名字"))
+    assert "compute_block_scale" in index and "normalise_blocks" in index
+    # three lines the same as removed ones are not a block: they stay
+    short = new.replace("+    return normalise_blocks(blocks)\n", "")
+    kept = pr.model_copy(
+        update={"files": (moved.files[0], FileChange(path="pkg/new.py", additions=6, patch=short))}
+    )
+    assert "compute_block_scale(total)" in diff_slice(kept, dossier, 3000).text

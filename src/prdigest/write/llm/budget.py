@@ -331,6 +331,7 @@ class Hunk:
     text: str
     tier: int  # 0 salient source, 1 tests, 2 other source, 3 other, 4 deletions, 5 generated
     hits: float  # salience: weighted symbols and design facts in the hunk (tests for tests)
+    folded: str = ""  # changed lines folded as moved: not shown, their names may be listed
 
     @property
     def tokens(self) -> int:
@@ -422,6 +423,53 @@ def fold_imports(text: str) -> str:
     return "\n".join(out)
 
 
+MOVED_RUN = 4  # consecutive changed lines the other side of the diff also has: a moved block
+MOVED_MARK = {  # what a folded run says: only that the other side of the diff has its lines
+    "+": "+…（{0} lines the same as lines the PR removes）",
+    "-": "-…（{0} lines the same as lines the PR adds）",
+}
+
+
+def changed_line_sets(pr: PullRequest) -> dict[str, frozenset[str]]:
+    """The stripped text of every added (``+``) and removed (``-``) line of the PR."""
+    sides: dict[str, set[str]] = {"+": set(), "-": set()}
+    for change in pr.files or ():
+        for line in (change.patch or "").splitlines():
+            if line[:1] in sides and not line.startswith(("+++", "---")) and line[1:].strip():
+                sides[line[0]].add(line[1:].strip())
+    return {side: frozenset(lines) for side, lines in sides.items()}
+
+
+def fold_moved(text: str, changed: dict[str, frozenset[str]]) -> tuple[str, str]:
+    """A hunk with each run of at least :data:`MOVED_RUN` added lines that the PR also removes
+    (or removed lines it also adds) folded into one line, and the folded lines: moved or
+    re-indented code is not a change, and its text costs tokens without saying so."""
+    out: list[str] = []
+    folded: list[str] = []
+    run: list[str] = []
+    other = {"+": "-", "-": "+"}
+
+    def flush() -> None:
+        if len(run) >= MOVED_RUN:
+            out.append(MOVED_MARK[run[0][0]].format(len(run)))
+            folded.extend(run)
+        else:
+            out.extend(run)
+        run.clear()
+
+    for line in text.splitlines():
+        side = line[:1]
+        moved = side in other and line[1:].strip() in changed[other[side]]
+        if run and (not moved or side != run[0][0]):
+            flush()
+        if moved:
+            run.append(line)
+        else:
+            out.append(line)
+    flush()
+    return "\n".join(out), "\n".join(folded)
+
+
 def _deletion_only(text: str) -> bool:
     body = text.splitlines()[1:]
     return not any(line.startswith("+") for line in body) and any(
@@ -484,6 +532,7 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
         if x.line is not None:
             design_at.setdefault(x.path, []).append(x.line)
     new_tests = {t.name for t in d.tests}
+    changed = changed_line_sets(pr)
     hunks: list[Hunk] = []
     seen: set[str] = set()  # hunk bodies already met: a copied kernel is shown once
     for index, change in enumerate(pr.files or ()):
@@ -495,7 +544,7 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
             change.path
         ).name in LOCK_NAMES
         for order, raw in enumerate(split_hunks(change.patch)):
-            text = fold_imports(strip_license(raw))
+            text, folded = fold_moved(fold_imports(strip_license(raw)), changed)
             score = 0.0
             body = text.split("\n", 1)[-1]
             duplicate = body in seen and len(body) > 200
@@ -516,7 +565,8 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
                 tier = 0 if score else 2
             else:
                 tier = 3
-            hunks.append(Hunk(change.path, index, order, compact_hunk(text), tier, round(score, 2)))
+            shown = compact_hunk(text)
+            hunks.append(Hunk(change.path, index, order, shown, tier, round(score, 2), folded))
     return _spread(hunks)
 
 
@@ -677,6 +727,9 @@ def diff_slice(
             kept = clipped.count("\n")  # the header and the lines before the clip mark
             rest = "\n".join(["@@", *hunk.text.splitlines()[kept:]])
             cut_off.append(Hunk(hunk.path, hunk.index, hunk.order, rest, hunk.tier, hunk.hits))
+        if hunk.folded and (hunk.index, hunk.order) in chosen:
+            lines = "\n".join(["@@", hunk.folded])  # the names of its moved lines
+            cut_off.append(Hunk(hunk.path, hunk.index, hunk.order, lines, hunk.tier, hunk.hits))
         if hunk.tier == 1:
             tests_used += used - before
     blocks: list[str] = []
