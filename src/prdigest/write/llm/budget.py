@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import heading_of, visible_lines
@@ -686,6 +686,11 @@ NAMES_SHARE = 0.25  # of the diff budget, for the names of changed lines not sho
 NAMES_LABEL = "未展示的改动行中的名字（定义、配置、类型、调用在前 / not shown）: "
 
 
+def _folded_lines(hunk: Hunk) -> Hunk:
+    """The moved lines folded out of a shown hunk, as a hunk of their own (for their names)."""
+    return replace(hunk, text="\n".join(["@@", hunk.folded]), folded="")
+
+
 def diff_slice(
     pr: PullRequest,
     d: Dossier,
@@ -727,9 +732,6 @@ def diff_slice(
             kept = clipped.count("\n")  # the header and the lines before the clip mark
             rest = "\n".join(["@@", *hunk.text.splitlines()[kept:]])
             cut_off.append(Hunk(hunk.path, hunk.index, hunk.order, rest, hunk.tier, hunk.hits))
-        if hunk.folded and (hunk.index, hunk.order) in chosen:
-            lines = "\n".join(["@@", hunk.folded])  # the names of its moved lines
-            cut_off.append(Hunk(hunk.path, hunk.index, hunk.order, lines, hunk.tier, hunk.hits))
         if hunk.tier == 1:
             tests_used += used - before
     blocks: list[str] = []
@@ -746,6 +748,7 @@ def diff_slice(
             blocks.extend(parts)
     shown = "\n".join(chosen.values())
     hidden = [h for h in ranked if h.tier <= 3 and (h.index, h.order) not in chosen] + cut_off
+    hidden += [_folded_lines(h) for h in ranked if h.folded and (h.index, h.order) in chosen]
     names = changed_names(hidden, shown + "\n" + known)
     if names:
         listing = clip_tokens(", ".join(names), max(40, tokens - used - 60))
