@@ -28,6 +28,7 @@ from prdigest.write.llm.budget import (
     rank_hunks,
     render_facts,
     strip_license,
+    without_media,
 )
 from prdigest.write.llm.prompt import TEST_SHARE, entry_prompt, fence_for
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples
@@ -477,3 +478,16 @@ def test_a_moved_block_is_folded_and_its_names_stay_in_the_index() -> None:
         update={"files": (moved.files[0], FileChange(path="pkg/new.py", additions=6, patch=short))}
     )
     assert "compute_block_scale(total)" in diff_slice(kept, dossier, 3000).text
+
+
+def test_images_and_links_of_the_description_shrink_to_what_an_entry_can_use() -> None:
+    text = (
+        "Fixes https://github.com/vllm-project/vllm/issues/40859 (see "
+        "https://docs.google.com/document/d/160uodRrWmB7/edit?usp=sharing).\n"
+        '<img width="747" height="187" alt="image"\nsrc="https://github.com/user-attachments/'
+        'assets/d117ea05" />\n![plot](https://example.org/p.png) TPOT 12.5 ms -> 11.9 ms'
+    )
+    assert without_media(text) == (
+        "Fixes vllm-project/vllm#40859 (see <docs.google.com link>).\n"
+        "[image]\n[image] TPOT 12.5 ms -> 11.9 ms"
+    )

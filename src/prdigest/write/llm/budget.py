@@ -832,6 +832,20 @@ def _without_stamps(lines: Sequence[str]) -> list[str]:
     return kept
 
 
+_IMAGE = re.compile(r"<img\b[^>]*>|!\[[^\]]*\]\([^)\s]*\)", re.I)
+_GITHUB_REF = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)\S*")
+_URL = re.compile(r"https?://([\w.-]+)[^\s)>\]]*")
+
+
+def without_media(text: str) -> str:
+    """Body text with images as ``[image]``, a GitHub PR or issue link as ``owner/repo#N`` and
+    any other link as its host: an entry cites no link (the instructions forbid them), and an
+    image tag or a long URL costs tens of tokens."""
+    text = _IMAGE.sub("[image]", text)
+    text = _GITHUB_REF.sub(r"\1#\2", text)
+    return _URL.sub(r"<\1 link>", text)
+
+
 def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
     """Every section of the PR body with content under its heading, recognised or not (the
     text before the first heading too), HTML comments, the trailing checklist and template
@@ -847,7 +861,7 @@ def body_sections(pr: PullRequest, d: Dossier) -> list[tuple[str, str]]:
             parts[-1][1].append(line.text)
     out: list[tuple[str, str]] = []
     for heading, body in parts:
-        text = "\n".join(_without_stamps(body)).strip()
+        text = without_media("\n".join(_without_stamps(body))).strip()
         fact = facts.get(heading)
         if fact is None:
             if text:
