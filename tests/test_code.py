@@ -255,3 +255,21 @@ def test_a_signature_over_several_lines_keeps_its_function_open() -> None:
         "parametrize": ("test_long_signature",),
         "bitwise_equal": ("test_long_signature",),
     }
+
+
+def test_a_technique_named_only_in_a_comment_is_not_used() -> None:
+    lines = [
+        "def test_routing():",
+        "    # Mock torch.ops._C_ascend.npu_moe_init_routing_v2",
+        "    out = route(x)  # like a Mock, but real",
+        "    assert out.shape == (2, 3)",
+    ]
+    parsed = parse_patch("tests/test_z.py", added_file_patch(lines))
+    assert extract_techniques(parsed, first_id=1) == []
+    used = parse_patch(
+        "tests/test_z.py", added_file_patch([*lines, '    m = MagicMock(name="a # b")'])
+    )
+    ((technique, label, line),) = [
+        (q.technique, q.label, q.line) for q in extract_techniques(used, first_id=1)
+    ]
+    assert (technique, label, line) == ("mock", "MagicMock", 5)

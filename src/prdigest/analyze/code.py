@@ -830,6 +830,20 @@ def _users(
     return tuple(sorted(hits))
 
 
+def code_part(text: str) -> str:
+    """A line without its comment (``#`` or ``//`` after a blank or at the start, outside
+    quotes): a technique named in a comment is not used."""
+    for index, char in enumerate(text):
+        if char not in "#/" or (index and not text[index - 1].isspace()):
+            continue
+        if char == "/" and not text.startswith("//", index):
+            continue
+        before = text[:index]
+        if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+            return before
+    return text
+
+
 def extract_techniques(
     parsed: ParsedPatch, *, first_id: int, language: str | None = None
 ) -> list[TechniqueFact]:
@@ -844,10 +858,11 @@ def extract_techniques(
     for line in parsed.added():
         if not _ANY_TECHNIQUE.search(line.text):
             continue  # one search instead of one per technique
+        code = code_part(line.text)
         for technique, pattern in TECHNIQUES:
             if technique in seen:
                 continue
-            match = pattern.search(line.text)
+            match = pattern.search(code)
             if match is None:
                 continue
             seen.add(technique)
@@ -856,7 +871,7 @@ def extract_techniques(
                     id=f"q{first_id + len(found)}",
                     provenance=Provenance(kind="file", ref=parsed.path, line=line.new_no),
                     technique=technique,
-                    label=_label(technique, line.text, match),
+                    label=_label(technique, code, match),
                     path=parsed.path,
                     line=line.new_no,
                 )
