@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prdigest.analyze import analyze, enrich
@@ -55,6 +55,7 @@ from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
 from prdigest.triage import assess, rank, select, triage_version
 from prdigest.write import Writer, WriteRequest, same_day
+from prdigest.write.template import TemplateWriter, repeated, sentences
 
 Progress = Callable[[int, int], None]
 
@@ -376,7 +377,62 @@ def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: se
         del requests  # its records and dossiers go before the next batch is read
         done += len(chunk)
         run.report(done)
+    if isinstance(writer, TemplateWriter):
+        _vary_repeats(run, writer, triaged, chosen, keys, written)
     return written
+
+
+VARIANT_TRIES = 8  # other phrase variants tried for an entry that repeats a sentence
+
+
+def _vary_repeats(
+    run: _Window,
+    writer: TemplateWriter,
+    triaged: dict[int, Triaged],
+    chosen: set[int],
+    keys: dict[int, str],
+    written: Written,
+) -> None:
+    """No sentence twice in one digest: a paragraph that repeats a sentence of a paragraph
+    before it (in digest order) is written again with other phrase variants, and the one that
+    repeats fewest (the first of them) is kept and stored under its key, so a re-run reads it
+    as it is. A phrase without variants can still repeat."""
+    lang = run.options.lang
+    said: set[str] = set()
+    for assessment in rank([triaged[number].assessment for number in chosen]):
+        number = assessment.number
+        entry = written.entries[number]
+        if repeated(entry.paragraph, said, lang):
+            entry = _least_repeating(run, writer, triaged, chosen, keys, entry, said)
+            written.entries[number] = entry
+        said |= sentences(entry.paragraph, lang)
+
+
+def _least_repeating(
+    run: _Window,
+    writer: TemplateWriter,
+    triaged: dict[int, Triaged],
+    chosen: set[int],
+    keys: dict[int, str],
+    first: Entry,
+    said: set[str],
+) -> Entry:
+    """``first`` or its PR's entry with the phrase variants that repeat fewest of ``said``."""
+    lang, number = run.options.lang, first.number
+    [request] = _requests(run, writer, triaged, chosen, keys, [number])
+    best = first
+    fewest = len(repeated(best.paragraph, said, lang))
+    for variant in range(1, VARIANT_TRIES + 1):
+        if not fewest:
+            break
+        entry = writer.write_batch([replace(request, variant=variant)], lang=lang).entries[number]
+        count = len(repeated(entry.paragraph, said, lang))
+        if count < fewest:
+            best, fewest = entry, count
+    if best is not first:
+        stored = [(best, keys[number], triaged[number].pr_hash)]
+        run.store.artefacts.put_all(run.preset.key, ANALYZER_VERSION, entries=stored)
+    return best
 
 
 def _write_batch(

@@ -90,6 +90,9 @@ class WriteRequest:
     entry_key: str = ""
     area: AreaText | None = None
     neighbours: tuple[Neighbour, ...] = ()  # the other PRs of the window (see :func:`same_day`)
+    # another set of phrase variants (template writer): a digest asks for one when an entry
+    # would repeat a sentence of an entry before it
+    variant: int = 0
 
     def __post_init__(self) -> None:
         require_full(self.dossier, self.paragraph)

@@ -13,9 +13,11 @@ Parts: :mod:`.title`, :mod:`.paragraph` (verdict, shape, assembly and length), :
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from prdigest.core.locale import locale
 from prdigest.core.models import AreaText, Assessment, Dossier, Entry, Level
 from prdigest.write import BatchResult, WriteRequest, require_full
 from prdigest.write.template.paragraph import paragraph_for
@@ -24,7 +26,25 @@ from prdigest.write.template.title import title_for
 
 TEMPLATE_VERSION = "template/13"
 
-__all__ = ["TEMPLATE_VERSION", "TemplateWriter", "space_cjk", "title_for"]
+__all__ = ["TEMPLATE_VERSION", "TemplateWriter", "repeated", "sentences", "space_cjk", "title_for"]
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])")
+MIN_SENTENCE = 12  # characters: a shorter sentence ("需要留意。") may repeat
+
+
+def sentences(paragraph: str | None, lang: str) -> set[str]:
+    """The sentences of a paragraph that a digest should not say twice: all but a short one and
+    a verdict phrase said alone (the level's own words, the same for every PR of the level)."""
+    levels = locale(lang).levels
+    verdicts = {levels[level].phrase + locale(lang).writing.stop for level in Level}
+    parts = (s.strip() for s in _SENTENCE_END.split(paragraph or ""))
+    return {s for s in parts if len(s) >= MIN_SENTENCE and s not in verdicts}
+
+
+def repeated(paragraph: str | None, said: set[str], lang: str) -> set[str]:
+    """The sentences of ``paragraph`` that ``said`` (the entries before it) already has: two
+    PRs of one area and level open alike when their numbers pick the same variants."""
+    return sentences(paragraph, lang) & said
 
 
 @dataclass(frozen=True)
@@ -38,7 +58,12 @@ class TemplateWriter:
     def write_batch(self, requests: Sequence[WriteRequest], *, lang: str) -> BatchResult:
         entries = {
             r.dossier.number: self.write(
-                r.dossier, r.assessment, lang=lang, paragraph=r.paragraph, area=r.area
+                r.dossier,
+                r.assessment,
+                lang=lang,
+                paragraph=r.paragraph,
+                area=r.area,
+                variant=r.variant,
             )
             for r in requests
         }
@@ -52,8 +77,10 @@ class TemplateWriter:
         lang: str,
         paragraph: bool,
         area: AreaText | None = None,
+        variant: int = 0,
     ) -> Entry:
-        """One entry; ``area`` is the primary area's name and readers in ``lang``."""
+        """One entry; ``area`` is the primary area's name and readers in ``lang``; ``variant``
+        another choice of phrase variants (see :func:`repeated`)."""
         require_full(dossier, paragraph)
         title = title_for(dossier, lang)
         if not paragraph or assessment.level is Level.LIST_ONLY:
@@ -65,7 +92,7 @@ class TemplateWriter:
                 paragraph=None,
                 writer="template",
             )
-        text, cited = paragraph_for(dossier, assessment, lang, area)
+        text, cited = paragraph_for(dossier, assessment, lang, area, variant)
         refs = tuple(r for r in cited.refs.values() if r.path)
         return Entry(
             repo=dossier.repo,

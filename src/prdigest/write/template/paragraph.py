@@ -293,13 +293,14 @@ def _trailing_weak(weak: list[bool]) -> int:
 
 
 def paragraph_for(
-    d: Dossier, a: Assessment, lang: str, area: AreaText | None = None
+    d: Dossier, a: Assessment, lang: str, area: AreaText | None = None, variant: int = 0
 ) -> tuple[str, Cited]:
     """The paragraph and what it cites; detail is dropped, least important first, to fit.
 
-    ``area`` is the primary area's name and readers in ``lang`` (from the preset).
+    ``area`` is the primary area's name and readers in ``lang`` (from the preset);
+    ``variant`` another choice of phrase variants.
     """
-    p = Phrases(lang, d.number)
+    p = Phrases(lang, d.number, variant)
     bounds = p.locale.bounds
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = Cited()

@@ -58,16 +58,18 @@ class Phrases:
     language's punctuation and spacing rules.
     """
 
-    def __init__(self, lang: str, seed: int) -> None:
+    def __init__(self, lang: str, seed: int, variant: int = 0) -> None:
         self.locale: Locale = locale(lang)
         self.book = self.locale.template
         self.w: Writing = self.locale.writing
         self.seed = seed
+        self.variant = variant  # 0: the PR's own choice; another number, another choice
 
     def get(self, section: str, key: str, **values: object) -> str:
         value = self.book[section][key]
         if isinstance(value, list):
-            value = value[_stable(self.seed, f"{section}.{key}") % len(value)]
+            slot = f"{section}.{key}" if not self.variant else f"{section}.{key}/{self.variant}"
+            value = value[_stable(self.seed, slot) % len(value)]
         return str(value).format(**values) if values else str(value)
 
     def has(self, section: str, key: str) -> bool:
