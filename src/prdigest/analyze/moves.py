@@ -272,13 +272,12 @@ def detect(
     """Moves and renames of the PR. ``other_symbols`` are (path, name, kind, parent, change) of
     languages without body comparison, matched by name across files."""
     moves = Moves()
-    removed: list[Block] = []
-    added: list[Block] = []
-    for fact, patch in parsed:
-        if patch.error or fact.generated:
-            continue
-        removed += definition_blocks(patch, fact.language, REMOVED)
-        added += definition_blocks(patch, fact.language, ADDED)
+    readable = [(fact, patch) for fact, patch in parsed if not (patch.error or fact.generated)]
+    removed = [b for f, p in readable for b in definition_blocks(p, f.language, REMOVED)]
+    # a move needs a definition taken away: without one the added bodies are not collected
+    added = (
+        [b for f, p in readable for b in definition_blocks(p, f.language, ADDED)] if removed else []
+    )
     _match_blocks(removed, added, moves)
     by_name_removed, by_name_added = _name_only_blocks(
         s for s in other_symbols if s[4] in ("added", "removed")

@@ -92,6 +92,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MODULE_CHAIN = re.compile(
     r"(?<![\w.])(?:torch(?:_npu)?|F|np|nn|dist|logger|triton|tl)\.[A-Za-z_]\w*(?=\()"
 )
+# what every module chain holds, without the look-behind that makes the chain's search slow
+_MAY_CHAIN = re.compile(r"(?:torch(?:_npu)?|F|np|nn|dist|logger|triton|tl)\.[A-Za-z_]\w*\(")
 _TOKEN = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z_]\w*|\d+(?:\.\d+)?|[^\w\s]")
 _COMMON = frozenset(
     {
@@ -252,40 +254,48 @@ def _identifiers(
     Python, not in comments, strings or docstrings)."""
     names: dict[str, _Name] = {}
     in_tests: set[str] = set()
-    distinct = _distinct_seen
     for fact, patch in parsed:
         test_file = is_test(fact)
         if (fact.role is not Role.SOURCE and not test_file) or fact.duplicate_of:
             continue
         relocated = set() if test_file else _relocated_lines(patch)
-        for line, text in code[fact.path]:
+        path = fact.path
+        for line, text in code[path]:
             kind = line.kind
             if not text.strip() or _SKIP_LINE.match(text):
                 continue
-            words = _IDENTIFIER.findall(text)
-            # a module chain holds a dot and a call: most lines have none
-            chains = _MODULE_CHAIN.findall(text) if "." in text else []
-            if chains:
-                tails = {c.rsplit(".", 1)[-1] for c in chains}
-                words = [*chains, *(w for w in words if w not in tails)]
+            words = filter(_distinct_seen, _line_words(text))
+            if test_file:  # what the PR's tests exercise, not old ones
+                if kind == ADDED:
+                    in_tests.update(words)
+                continue
+            added = kind == ADDED
+            moved = added and bool(relocated) and line.text.strip() in relocated
             for name in words:
-                if not distinct(name):
-                    continue
-                if test_file:
-                    if kind == ADDED:  # what the PR's tests exercise, not old ones
-                        in_tests.add(name)
-                    continue
                 entry = names.get(name)
                 if entry is None:
-                    number = line.new_no if kind == ADDED else line.old_no
-                    entry = names[name] = _Name(name, fact.path, number)
-                entry.files.add(fact.path)
-                if kind == ADDED:
+                    number = line.new_no if added else line.old_no
+                    entry = names[name] = _Name(name, path, number)
+                entry.files.add(path)
+                if added:
                     entry.added += 1
-                    entry.relocated += bool(relocated) and line.text.strip() in relocated
+                    entry.relocated += moved
                 else:
                     entry.removed += 1
     return names, in_tests
+
+
+def _line_words(text: str) -> list[str]:
+    """The identifiers of a line of code, a call on a module alias as one (``torch.clamp_min``
+    for ``torch`` and ``clamp_min``)."""
+    words: list[str] = _IDENTIFIER.findall(text)
+    # few lines hold a module chain: a search without the look-behind rules the rest out
+    may_chain = "." in text and _MAY_CHAIN.search(text) is not None
+    chains: list[str] = _MODULE_CHAIN.findall(text) if may_chain else []
+    if chains:
+        tails = {c.rsplit(".", 1)[-1] for c in chains}
+        words = [*chains, *(w for w in words if w not in tails)]
+    return words
 
 
 MIN_RELOCATED = 12  # characters: a shorter line (``return x``, ``else:``) recurs by chance
@@ -586,9 +596,10 @@ def _extension_symbols(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[st
     for _fact, patch in parsed:
         pending_abstract = False
         for line in patch.added():
-            if _EXTENSION_BASE.match(line.text):
-                found.add(line.text.split("class ", 1)[1].split("(", 1)[0].strip())
-            if _ABSTRACT.search(line.text):
+            text = line.text
+            if "class " in text and _EXTENSION_BASE.match(text):
+                found.add(text.split("class ", 1)[1].split("(", 1)[0].strip())
+            if "abstractmethod" in text and _ABSTRACT.search(text):
                 pending_abstract = True
                 continue
             if pending_abstract:
@@ -811,6 +822,26 @@ def _symbol_facts(
 _BEYOND_THERE = ("in_title", "in_body", "tested", "edited", "cross_file", "relocated")
 
 
+def _may_go_beyond_there(
+    entry: _Name, context: Context, tested: set[str], edited: set[str]
+) -> bool:
+    """Whether an identifier may get a reason of :data:`_BEYOND_THERE` (a cheap test that
+    :func:`_reasons_of_name` would agree with: prose can name it only if it holds its last
+    part): most identifiers have none."""
+    name = entry.name
+    bare = name.rsplit(".", 1)[-1]
+    return bool(
+        entry.relocated
+        or len(entry.files) >= 2
+        or name in tested
+        or bare in tested
+        or name in edited
+        or bare in edited
+        or bare in context.title
+        or bare in context.body
+    )
+
+
 def _identifier_facts(
     names: dict[str, _Name],
     defined: set[str],
@@ -821,7 +852,7 @@ def _identifier_facts(
 ) -> list[SalientFact]:
     found: list[SalientFact] = []
     for entry in names.values():
-        if entry.name in defined:
+        if entry.name in defined or not _may_go_beyond_there(entry, context, tested, edited):
             continue
         reasons = _reasons_of_name(entry.name, context, tested, edited, len(entry.files))
         change: Literal["used", "introduced", "gone"] = "used"
