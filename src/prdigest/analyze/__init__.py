@@ -146,12 +146,7 @@ def _code_facts(
         ),
     )
     test_names = {(t.path, t.name) for t in tests}
-    symbols = [
-        _relocated(s, found).model_copy(
-            update={"in_test": s.in_test or (s.path, s.name) in test_names}
-        )
-        for s in symbols
-    ]
+    symbols = [_marked_tested(_relocated(s, found), test_names) for s in symbols]
     tests = [_relocated_test(t, found) for t in tests]
     return symbols, tests, _unique_techniques(techniques), found
 
@@ -165,6 +160,13 @@ def _fair_share(per_file: list[list[SymbolFact]], cap: int) -> list[SymbolFact]:
     while sum(min(len(group), share + 1) for group in per_file) <= cap:
         share += 1
     return [s for group in per_file for s in group[:share]]
+
+
+def _marked_tested(symbol: SymbolFact, test_names: set[tuple[str, str]]) -> SymbolFact:
+    """The symbol as a test when a test of its file has its name (copied only then)."""
+    if symbol.in_test or (symbol.path, symbol.name) not in test_names:
+        return symbol
+    return symbol.model_copy(update={"in_test": True})
 
 
 def _relocated(symbol: SymbolFact, found: moves.Moves) -> SymbolFact:

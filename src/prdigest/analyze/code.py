@@ -338,6 +338,7 @@ def _walk_hunk(
     that replaced it.
     """
     indented, python = language in ("python", "shell"), language == "python"
+    constants = indented  # the languages constant_in reads: its call is spared for the others
     sides = {ADDED: _Scope(indented=indented), REMOVED: _Scope(indented=indented)}
     opened = header_definition(hunk.header, language)
     if opened:
@@ -377,12 +378,13 @@ def _walk_hunk(
         scope = sides[line.kind]
         indent = _INSIDE if continued else len(text) - len(body)
         target = definition if definition is not None else scope.current(indent)
-        named = None if definition is not None else constant_in(text, language)
+        named = None if definition is not None or not constants else constant_in(text, language)
         if named is not None:  # a changed constant is named for itself, not its enclosing scope
             target, parent = Definition(named, "constant", -1), None
         elif (
             definition is None
             and target is not None
+            and target.kind == "class"  # field_in's own test, without a call for every line
             and (field := field_in(text, language, target)) is not None
         ):
             target, parent, named = Definition(field, "field", -1), target.name, field

@@ -417,7 +417,8 @@ _QUOTED = re.compile(r"([\"']).*?\1")
 def _code_like(text: str) -> bool:
     """Not a line of prose (a docstring or comment continued, a message): code has symbols
     between its words."""
-    plain = _QUOTED.sub("''", text)  # string literals do not make code prose
+    # string literals do not make code prose
+    plain = _QUOTED.sub("''", text) if "'" in text or '"' in text else text
     return not _PROSE.search(plain)
 
 
