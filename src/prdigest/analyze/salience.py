@@ -21,7 +21,7 @@ import functools
 import keyword
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -765,6 +765,21 @@ def _named_by_a_test(name: str, test_names: set[str]) -> bool:
     return any(t == own or t.startswith(own + "_") for t in test_names)
 
 
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A name as ranked, before the cut to :data:`MAX_SALIENT`: its fact is made only if kept
+    (most candidates of a large PR are not)."""
+
+    score: float
+    path: str
+    name: str
+    fields: Mapping[str, object]  # the fact's other fields
+
+    def fact(self, id: str) -> SalientFact:
+        named = {"id": id, "score": self.score, "path": self.path, "name": self.name}
+        return SalientFact.model_validate({**named, **self.fields})
+
+
 def _symbol_facts(
     symbols: Sequence[SymbolFact],
     names: dict[str, _Name],
@@ -773,11 +788,11 @@ def _symbol_facts(
     edited: set[str],
     parsed: Sequence[tuple[FileFact, ParsedPatch]],
     test_names: set[str],
-) -> list[SalientFact]:
+) -> list[_Candidate]:
     extension = _extension_symbols(parsed)
     duplicate_paths = {f.path for f, _p in parsed if f.duplicate_of}
     kernels = {f.path for f, _p in parsed if f.language == "cpp"}
-    found: list[SalientFact] = []
+    found: list[_Candidate] = []
     seen: set[tuple[str | None, str]] = set()
     for s in symbols:
         if s.in_test or s.kind in ("step", "field") or (s.change == "removed" and s.relocated):
@@ -802,21 +817,16 @@ def _symbol_facts(
             reasons.append("kernel")
         if s.path in duplicate_paths:
             reasons.append("duplicate")
-        found.append(
-            SalientFact(
-                id="",
-                provenance=s.provenance,
-                name=s.name,
-                kind="symbol",
-                path=s.path,
-                line=s.line,
-                score=_score(reasons, s.lines_changed),
-                reasons=tuple(reasons),
-                symbol=s.id,
-                change=s.change,
-                files=files,
-            )
-        )
+        fields = {
+            "provenance": s.provenance,
+            "kind": "symbol",
+            "line": s.line,
+            "reasons": tuple(reasons),
+            "symbol": s.id,
+            "change": s.change,
+            "files": files,
+        }
+        found.append(_Candidate(_score(reasons, s.lines_changed), s.path, s.name, fields))
     return found
 
 
@@ -850,8 +860,8 @@ def _identifier_facts(
     tested: set[str],
     edited: set[str],
     kernels: set[str],
-) -> list[SalientFact]:
-    found: list[SalientFact] = []
+) -> list[_Candidate]:
+    found: list[_Candidate] = []
     for entry in names.values():
         if entry.name in defined or not _may_go_beyond_there(entry, context, tested, edited):
             continue
@@ -869,20 +879,16 @@ def _identifier_facts(
             reasons.append("kernel")
         if not any(r in reasons for r in _BEYOND_THERE):
             continue  # an identifier needs a reason beyond being there
-        found.append(
-            SalientFact(
-                id="",
-                provenance=Provenance(kind="file", ref=entry.path, line=entry.line),
-                name=entry.name,
-                kind="identifier",
-                path=entry.path,
-                line=entry.line,
-                score=_score(reasons, entry.added + entry.removed) - 1.0,  # below a definition
-                reasons=tuple(reasons),
-                change=change,
-                files=len(entry.files),
-            )
-        )
+        fields = {
+            "provenance": {"kind": "file", "ref": entry.path, "line": entry.line},
+            "kind": "identifier",
+            "line": entry.line,
+            "reasons": tuple(reasons),
+            "change": change,
+            "files": len(entry.files),
+        }
+        score = _score(reasons, entry.added + entry.removed) - 1.0  # below a definition
+        found.append(_Candidate(score, entry.path, entry.name, fields))
     return found
 
 
@@ -915,11 +921,11 @@ def rank(
     found = _symbol_facts(symbols, names, context, tested, edited, parsed, new_tests)
     found += _identifier_facts(names, {s.name for s in symbols}, context, tested, edited, kernels)
     found.sort(key=lambda x: -x.score)
-    best: dict[tuple[str, str], SalientFact] = {}
+    best: dict[tuple[str, str], _Candidate] = {}
     for x in found:  # one fact a name and file (a C++ ``operator`` per class is one name)
         best.setdefault((x.path, x.name), x)
     unique = list(best.values())
-    ranked = [x.model_copy(update={"id": f"n{i}"}) for i, x in enumerate(unique[:MAX_SALIENT], 1)]
+    ranked = [x.fact(f"n{i}") for i, x in enumerate(unique[:MAX_SALIENT], 1)]
     edited_paths = {f.path for f, _l, _b, _a in raw_edits}
     owners = {
         f.path: _python_owners(p)
