@@ -160,6 +160,11 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "新增 KV 滑动窗口的 E2E；修复块大小输入问题",
         ),
         ("Align V2 Model Runner with Upstream", "chore", "将 V2 模型执行器与上游对齐"),
+        (  # "replace X with Y": Y takes X's place, X does not have Y
+            "Replace BailingMoELinearAttention monkey-patching with PluggableLayer",
+            "refactor",
+            "用 PluggableLayer 替换 BailingMoELinearAttention monkey-patching",
+        ),
         ("Render bold text correctly in Chinese docs", "docs", "正确渲染中文文档中的加粗文本"),
         (
             "Update startup configuration to disable npugraph_ex",

@@ -192,7 +192,7 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
                 after.append(where.format(clause=inner.text))
             continue
         text = where.format(np=np.text)
-        if key in ("via", "using", "by", "through", "in_order"):
+        if key in ("via", "using", "by", "through", "in_order", "with_replace"):
             before.append(text)
         elif key == "with_together":  # "Align X with Y" → 将 X 与 Y 对齐
             if head.text:
@@ -230,6 +230,9 @@ def _manner(rest: list[str], verb: str, p: Phrases) -> tuple[list[str], str]:
 AFTER_KEYS = frozenset(
     {"to_move", "to_set", "into", "instead of", "as", "due to", "because of", "in order to"}
 )
+_REPLACE_VERBS = frozenset(
+    {"replace", "replaces", "swap", "substitute"}
+)  # X with Y: Y in X's place
 _TOGETHER_VERBS = frozenset(
     {"align", "aligns", "sync", "merge", "unify", "consolidate", "overlap", "overlaps"}
 )
@@ -257,6 +260,8 @@ def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[st
         return "to_move"
     if prep == "with" and verb_word in _TOGETHER_VERBS:
         return "with_together"
+    if prep == "with" and verb_word in _REPLACE_VERBS:
+        return "with_replace"
     return prep or ""
 
 
