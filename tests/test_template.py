@@ -160,6 +160,31 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "新增 KV 滑动窗口的 E2E；修复块大小输入问题",
         ),
         ("Align V2 Model Runner with Upstream", "chore", "将 V2 模型执行器与上游对齐"),
+        # an old value is not a place, a new value is not an owner (every one was said so)
+        ("Bump actions/checkout from 4 to 6", "ci", "从 4 升级 actions/checkout 至 6"),
+        (
+            "Modify accuracy threshold for aime2025 dataset to 10",
+            "ci",
+            "修改 aime2025 数据集的精度阈值至 10",
+        ),
+        ("Split c8 to li c8 and sfa c8", "feature", "拆分 C8 为 li C8 与 SFA C8"),
+        ("Report async KV load failures to scheduler", "fix", "上报异步 KV 加载失败至调度器"),
+        # what a verb uses is not what its object has
+        (
+            "Pad actual_seq_lengths with 0 for EOD scenario",
+            "fix",
+            "用 0 补齐 EOD 场景的 actual_seq_lengths",
+        ),
+        (
+            "Add env var to control DP metadata all_reduce communication",
+            "feature",
+            "新增环境变量，以控制 DP metadata all_reduce 通信",
+        ),
+        (
+            "Enabled deterministic operators for batch invariance",
+            "fix",
+            "启用 batch 不变性的确定性算子",
+        ),
         (  # "replace X with Y": Y takes X's place, X does not have Y
             "Replace BailingMoELinearAttention monkey-patching with PluggableLayer",
             "refactor",
@@ -177,6 +202,11 @@ def test_chinese_titles_say_the_change_in_chinese(
     dossiers: dict[int, Dossier], subject: str, kind: str, title: str
 ) -> None:
     assert title_for(_retitled(dossiers[56104], subject, kind), "zh") == title
+
+
+def test_test_times_are_durations_not_counts(dossiers: dict[int, Dossier]) -> None:
+    title = title_for(_retitled(dossiers[56104], "Update estimated test times", "ci"), "zh")
+    assert "测试耗时" in title and "次数" not in title
 
 
 def test_a_title_that_would_stay_english_is_labelled_not_half_translated(
@@ -204,6 +234,11 @@ def test_a_fix_title_says_the_symptom_the_body_names(dossiers: dict[int, Dossier
         }
     )
     assert title_for(crash, "zh") == "修复 SP 开启时的草稿形状导致的崩溃"
+    # "避免 X导致的 Y" would blame what the PR avoids; after a second clause, that clause
+    avoid = crash.model_copy(update={"subject": "Avoid global synchronization for graph replay"})
+    assert title_for(avoid, "zh") == "避免图回放的全局 synchronization"
+    two = crash.model_copy(update={"subject": "Fix engine init and align IPC handle with upstream"})
+    assert "崩溃" not in title_for(two, "zh")
 
 
 def test_space_between_chinese_and_code() -> None:

@@ -46,7 +46,7 @@ MOVE_VERBS = frozenset(
         "moves", "port", "relocate", "clamp", "cap", "truncate", "round",
         "convert", "pin", "revert", "increase", "reduce", "extend", "raise", "lower", "restore",
         "downgrade", "limit", "adjust", "align", "adapt", "apply", "pass", "updates",
-        "bumps", "sets", "changes",
+        "bumps", "sets", "changes", "modify", "modifies", "decrease", "shrink", "grow",
     }
 )  # fmt: skip
 # symptom words of a body sentence → the key of [template.symptom]
@@ -100,7 +100,7 @@ def title_for(dossier: Dossier, lang: str) -> str:
         head = f"{component}{p.w.colon}" if component else ""
         return p.finish(f"【{label}】{head}{_clip_words(subject, TITLE_SUBJECT_LIMIT)}")
     effect = _title_figure(dossier, p)
-    if not effect and translated.startswith(tuple(p.raw("title", "cause_verbs"))):
+    if not effect and _one_fix(translated, p):
         effect = _title_symptom(dossier, p, subject)
     title = f"{component}{p.w.colon}{translated}" if component else translated
     return p.finish(title + effect)
@@ -192,8 +192,10 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
                 after.append(where.format(clause=inner.text))
             continue
         text = where.format(np=np.text)
-        if key in ("via", "using", "by", "through", "in_order", "with_replace"):
+        if key in ("via", "using", "by", "through", "in_order", "with_replace", "with_means"):
             before.append(text)
+        elif key == "from_move":  # the old value before the verb, the new one after it
+            before.insert(0, text)
         elif key == "with_together":  # "Align X with Y" → 将 X 与 Y 对齐
             if head.text:
                 before.append(p.word("title", "object_lead"))
@@ -228,19 +230,38 @@ def _manner(rest: list[str], verb: str, p: Phrases) -> tuple[list[str], str]:
 
 
 AFTER_KEYS = frozenset(
-    {"to_move", "to_set", "into", "instead of", "as", "due to", "because of", "in order to"}
+    {"to", "to_move", "to_set", "into", "instead of", "as", "due to", "because of", "in order to"}
 )
-_REPLACE_VERBS = frozenset(
-    {"replace", "replaces", "swap", "substitute"}
-)  # X with Y: Y in X's place
+_REPLACE_VERBS = frozenset({"replace", "replaces", "swap", "substitute"})  # Y in X's place
+# "with" after these verbs is what the verb uses or puts in, not something the object has
+_MEANS_VERBS = frozenset(
+    {"pad", "pads", "fill", "fills", "update", "updates", "populate", "initialize", "init",
+     "extend", "supplement", "complete", "patch", "seed", "build", "compile", "run", "launch"}
+)  # fmt: skip
 _TOGETHER_VERBS = frozenset(
-    {"align", "aligns", "sync", "merge", "unify", "consolidate", "overlap", "overlaps"}
-)
+    {"align", "aligns", "sync", "synchronize", "merge", "unify", "consolidate", "overlap",
+     "overlaps", "compare"}
+)  # fmt: skip
 _EVENTS = frozenset(
     {"failure", "failures", "error", "errors", "exit", "startup", "shutdown", "timeout", "demand"}
 )
 _SET_VERBS = frozenset(
-    {"set", "sets", "change", "changes", "switch", "convert", "rename", "renames"}
+    {
+        "set",
+        "sets",
+        "change",
+        "changes",
+        "switch",
+        "convert",
+        "rename",
+        "renames",
+        "replace",
+        "replaces",
+        "split",
+        "splits",
+        "correct",
+        "corrects",
+    }
 )
 
 
@@ -258,6 +279,10 @@ def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[st
         return "to_set"
     if prep == "to" and verb_word in MOVE_VERBS:
         return "to_move"
+    if prep == "from" and (verb_word in MOVE_VERBS or verb_word in _SET_VERBS):
+        return "from_move"  # "Bump X from 4 to 6" → 从 4 升级 X 至 6 (not "X in 4")
+    if prep == "with" and verb_word in _MEANS_VERBS:
+        return "with_means"  # "Pad X with 0" → 用 0 补齐 X (not "the X that has 0")
     if prep == "with" and verb_word in _TOGETHER_VERBS:
         return "with_together"
     if prep == "with" and verb_word in _REPLACE_VERBS:
@@ -395,6 +420,18 @@ def _clip_words(text: str, limit: int) -> str:
         return text
     cut = text[:limit].rsplit(" ", 1)[0]
     return cut.rstrip(",;:-") + "…"
+
+
+def _one_fix(translated: str, p: Phrases) -> bool:
+    """Whether a symptom may follow the title: one clause, led by a fixing verb, saying no
+    cause yet. "修复 X导致的 Y" says X caused Y: after a second clause it would blame that
+    clause, after "避免 X" it would blame what the PR only avoids."""
+    cause = p.word("title", "cause")
+    return (
+        translated.startswith(tuple(p.raw("title", "cause_verbs")))
+        and p.word("title", "clause_sep") not in translated
+        and cause not in translated
+    )
 
 
 def _title_symptom(dossier: Dossier, p: Phrases, subject: str) -> str:
