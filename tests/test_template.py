@@ -185,6 +185,16 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "fix",
             "启用 batch 不变性的确定性算子",
         ),
+        # a leading verb is the verb, not a modifier under the kind's (「修复 … Omit …」)
+        ("Omit empty tool_calls from chat responses", "fix", "省略对话响应中的空的 tool_calls"),
+        ("Fix hybrid block table out of range bug", "fix", "修复混合块表越界问题"),
+        ("Fix /e2e command", "ci", "修复/e2e 命令"),  # a slash command is a name
+        # a list cut at ";" is not dropped after its first item
+        (
+            "Add GLM5.1 ;Deepseekv3.2;Qwen3.5-397B PD cases",
+            "ci",
+            "【CI】Add GLM5.1 ;Deepseekv3.2;Qwen3.5-397B PD cases",
+        ),
         (  # "replace X with Y": Y takes X's place, X does not have Y
             "Replace BailingMoELinearAttention monkey-patching with PluggableLayer",
             "refactor",

@@ -28,11 +28,12 @@ MAX_UNKNOWN_SHARE = 0.34  # more untranslated words than this: the English subje
 
 _COMPONENT = re.compile(r"^(?P<component>[A-Za-z][\w./+ -]{0,28}?):\s+(?P<rest>\S.*)$")
 _TOKEN = re.compile(
-    r"</?[A-Za-z][^<>]{0,80}>|`[^`]+`|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|[A-Za-z0-9_@-][\w.+#/'@-]*[\w+#]|[A-Za-z0-9]|"
+    r"</?[A-Za-z][^<>]{0,80}>|`[^`]+`|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|(?<![\w/])/[A-Za-z][\w-]*|"
+    r"[A-Za-z0-9_@-][\w.+#/'@-]*[\w+#]|[A-Za-z0-9]|"
     r"[^\sA-Za-z0-9]"
 )
 _CODE_LIKE = re.compile(r"^[`'\"@_<-]|_|\w\.\w|/|\d|^[A-Z][a-z]+[A-Z]|^[A-Z]{2,}s?$|[a-z][A-Z]")
-_KEPT = re.compile(r"^[`'\"@<]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes and long acronyms as written
+_KEPT = re.compile(r"^[`'\"@</]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes, slash commands, acronyms
 PARTICIPLES = frozenset(
     {
         "aborted", "finished", "cancelled", "canceled", "preempted", "failed", "dropped",
@@ -56,7 +57,6 @@ SYMPTOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("leak", re.compile(r"\bleak\w*", re.I)),
     ("oom", re.compile(r"\bOOM\b|\bout of memory\b", re.I)),
     ("wrong_output", re.compile(r"\bgarbled\b|\b(?:wrong|incorrect) (?:output|result)", re.I)),
-    ("mismatch", re.compile(r"\bmismatch\w*|\bshape[- ]mismatch", re.I)),
     (
         "slowdown",
         re.compile(
@@ -112,7 +112,7 @@ def _clauses(subject: str, verbs: dict[str, str]) -> list[str]:
     for piece in re.split(r"\s*[;；]\s*", subject):
         start = 0
         for match in re.finditer(r"\s*,?\s+and\s+|\s*,\s+", piece):
-            following = re.match(r"[A-Za-z-]+", piece[match.end() :])
+            following = re.match(r"[A-Za-z-]+(?![\w.])", piece[match.end() :])  # a word
             if following and following.group(0).lower() in verbs:
                 out.append(piece[start : match.start()])
                 start = match.end()
@@ -125,12 +125,14 @@ _TRAILING_REF = re.compile(
 )
 _LEADING_GROUP = re.compile(r"^\((?P<component>[^()]{1,40})\)\s*:?\s*")
 _TAGS = re.compile(r"\s*\[[^\]]{1,40}\]\s*")
+_OUT_OF = re.compile(r"\bout of (range|bounds|date)\b", re.I)  # one word, not "out" + "of range"
 
 
 def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
     """The subject in the locale's words, clause by clause; None when too much stays English."""
     verbs = p.book.get("lead_verb", {})
     subject = _TAGS.sub(" ", _TRAILING_REF.sub("", subject)).strip()
+    subject = _OUT_OF.sub(lambda m: "out-of-" + m.group(1).lower(), subject)
     subject = re.sub(r"\s*\([^()]{1,60}\)\s*$", "", subject) or subject  # an aside at the end
     clauses = _clauses(subject, verbs)
     if not clauses:
@@ -148,7 +150,7 @@ def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
         if part is None:
             if index == 0:
                 return None
-            break  # a trailing clause without a verb of its own: the first says enough
+            return None  # a clause without a verb of its own (a list cut at ";"): keep it all
         rendered.append(part)
     known = sum(r.known for r in rendered)
     unknown = sum(r.unknown for r in rendered)
