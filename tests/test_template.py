@@ -189,6 +189,24 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
         ("Omit empty tool_calls from chat responses", "fix", "省略对话响应中的空的 tool_calls"),
         ("Fix hybrid block table out of range bug", "fix", "修复混合块表越界问题"),
         ("Fix /e2e command", "ci", "修复/e2e 命令"),  # a slash command is a name
+        # a literal or a test's parameter stays whole
+        (
+            "Fix processed-layout P2P for INT8_CACHE=no",
+            "fix",
+            "修复 INT8_CACHE=no 的 processed-layout P2P",
+        ),
+        ("skip test_models[Qwen/Qwen3-8B]", "ci", "跳过 test_models[Qwen/Qwen3-8B]"),
+        # a feature label does not sit before "Fix" (a category label may)
+        (
+            "Fix sdma error caused by asynchronous copy",
+            "feature",
+            "【修复】Fix sdma error caused by asynchronous copy",
+        ),
+        (
+            "Fix delete wait-feedback label progress",
+            "ci",
+            "【CI】Fix delete wait-feedback label progress",
+        ),
         # a list cut at ";" is not dropped after its first item
         (
             "Add GLM5.1 ;Deepseekv3.2;Qwen3.5-397B PD cases",

@@ -29,11 +29,12 @@ MAX_UNKNOWN_SHARE = 0.34  # more untranslated words than this: the English subje
 _COMPONENT = re.compile(r"^(?P<component>[A-Za-z][\w./+ -]{0,28}?):\s+(?P<rest>\S.*)$")
 _TOKEN = re.compile(
     r"</?[A-Za-z][^<>]{0,80}>|`[^`]+`|'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|(?<![\w/])/[A-Za-z][\w-]*|"
+    r"[A-Za-z_][\w.]*(?:=(?:\[[^\]\s]{0,40}\]|[\w.-]+)|\[[^\]\s]{1,60}\])|"
     r"[A-Za-z0-9_@-][\w.+#/'@-]*[\w+#]|[A-Za-z0-9]|"
     r"[^\sA-Za-z0-9]"
 )
 _CODE_LIKE = re.compile(r"^[`'\"@_<-]|_|\w\.\w|/|\d|^[A-Z][a-z]+[A-Z]|^[A-Z]{2,}s?$|[a-z][A-Z]")
-_KEPT = re.compile(r"^[`'\"@</]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes, slash commands, acronyms
+_KEPT = re.compile(r"^[`'\"@</]|[=\[]|^[A-Z][A-Z0-9]{3,}$")  # code, quotes, commands, literals
 PARTICIPLES = frozenset(
     {
         "aborted", "finished", "cancelled", "canceled", "preempted", "failed", "dropped",
@@ -96,7 +97,9 @@ def title_for(dossier: Dossier, lang: str) -> str:
         component, subject = match["component"], match["rest"]
     translated = translate_subject(subject, dossier.kind, p)
     if translated is None:  # mostly English: label it, do not half translate
-        label = p.get("kind_label", dossier.kind.value)
+        # "【新增】Fix …" contradicts itself; a category (【CI】, 【文档】) does not
+        says_fix = subject.split(" ", 1)[0].lower() in _FIX_WORDS and dossier.kind in _ACTIONS
+        label = p.get("kind_label", Kind.FIX.value if says_fix else dossier.kind.value)
         head = f"{component}{p.w.colon}" if component else ""
         return p.finish(f"【{label}】{head}{_clip_words(subject, TITLE_SUBJECT_LIMIT)}")
     effect = _title_figure(dossier, p)
@@ -124,7 +127,9 @@ _TRAILING_REF = re.compile(
     r"\s*\((?:from |cherry[- ]pick(?:ed)? (?:of |from )?|backport (?:of )?)?#\d+\)\s*$", re.I
 )
 _LEADING_GROUP = re.compile(r"^\((?P<component>[^()]{1,40})\)\s*:?\s*")
-_TAGS = re.compile(r"\s*\[[^\]]{1,40}\]\s*")
+_FIX_WORDS = frozenset({"fix", "fixes", "fixed", "bugfix", "fixup", "hotfix"})
+_ACTIONS = frozenset({Kind.FEATURE, Kind.PERF, Kind.REFACTOR, Kind.CHORE})  # kinds that are verbs
+_TAGS = re.compile(r"(?<![\w=])\s*\[[^\]]{1,40}\]\s*")  # not a name's [param] or a =[value]
 _OUT_OF = re.compile(r"\bout of (range|bounds|date)\b", re.I)  # one word, not "out" + "of range"
 
 
