@@ -207,6 +207,14 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "ci",
             "【CI】Fix delete wait-feedback label progress",
         ),
+        # a noun-or-verb word after "and" leading a short phrase ends a list, not a clause
+        ("Fix cherry-pick and rerun command", "ci", "修复 cherry-pick 与重跑命令"),
+        ("Update GLM-5 documentation and support matrix", "docs", "更新 GLM-5 文档与支持矩阵"),
+        (
+            "Refactor light test cases and update test coverage",
+            "ci",
+            "重构 light 测试用例；更新测试覆盖",
+        ),
         # a list cut at ";" is not dropped after its first item
         (
             "Add GLM5.1 ;Deepseekv3.2;Qwen3.5-397B PD cases",

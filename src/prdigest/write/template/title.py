@@ -115,12 +115,34 @@ def _clauses(subject: str, verbs: dict[str, str]) -> list[str]:
     for piece in re.split(r"\s*[;；]\s*", subject):
         start = 0
         for match in re.finditer(r"\s*,?\s+and\s+|\s*,\s+", piece):
-            following = re.match(r"[A-Za-z-]+(?![\w.])", piece[match.end() :])  # a word
-            if following and following.group(0).lower() in verbs:
+            rest = piece[match.end() :]
+            following = re.match(r"[A-Za-z-]+(?![\w.])", rest)  # a word
+            bare_verb = " " not in piece[start : match.start()].strip()  # "Verify and support X"
+            noun = not bare_verb and _noun_first(rest)
+            if following and following.group(0).lower() in verbs and not noun:
                 out.append(piece[start : match.start()])
                 start = match.end()
         out.append(piece[start:])
     return [c.strip() for c in out if c.strip()]
+
+
+# words that are as often a noun's first word as a verb: "rerun command", "support matrix"
+_NOUN_OR_VERB = frozenset(
+    {"rerun", "mask", "output", "load", "install", "support", "combine", "patch", "merge",
+     "cache"}
+)  # fmt: skip
+
+
+def _noun_first(rest: str) -> bool:
+    """Whether what follows an "and" is a short noun phrase led by a noun-or-verb word (the
+    end of a list of things, not a new clause): at most three words, no article after it."""
+    words = rest.split()
+    return (
+        bool(words)
+        and words[0].lower() in _NOUN_OR_VERB
+        and len(words) <= 3
+        and (len(words) < 2 or words[1].lower() not in ("the", "a", "an"))
+    )
 
 
 _TRAILING_REF = re.compile(
