@@ -133,6 +133,8 @@ def test_deterministic(dossiers: dict[int, Dossier]) -> None:
 def test_titles(dossiers: dict[int, Dossier]) -> None:
     assert title_for(dossiers[56104], "zh") == "NIXL：修复请求跨越多个传输句柄时的竞态"
     assert title_for(dossiers[56934], "zh").startswith("回滚 #56712:")
+    itself = dossiers[56934].model_copy(update={"reverts": 56934})  # a typo in the body
+    assert title_for(itself, "zh").startswith("回滚:") and "#56934" not in title_for(itself, "zh")
     assert (
         title_for(dossiers[56104], "en")
         == "NIXL: fix race when a request spans multiple transfer handles"
@@ -215,6 +217,7 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "ci",
             "重构 light 测试用例；更新测试覆盖",
         ),
+        ("Lazy initialize KV store on put", "fix", "惰性初始化 put 上的 KV 存储"),
         # a list cut at ";" is not dropped after its first item
         (
             "Add GLM5.1 ;Deepseekv3.2;Qwen3.5-397B PD cases",

@@ -85,7 +85,9 @@ def title_for(dossier: Dossier, lang: str) -> str:
         inner = re.sub(r"^\s*(?:\[[^\]]{1,40}\]\s*)+", "", inner)
         inner = re.sub(r"\s*\(#\d+\)\s*\"?$", "", inner)
         subject = _clip_words(inner, TITLE_SUBJECT_LIMIT)
-        return p.finish(f"{p.get('kind_verb', 'revert')} #{dossier.reverts}: {subject}")
+        # a PR that would revert itself has a typo in its body: no number then
+        number = f" #{dossier.reverts}" if dossier.reverts != dossier.number else ""
+        return p.finish(f"{p.get('kind_verb', 'revert')}{number}: {subject}")
     if not p.w.translate_titles:  # the PR's own title already says it best
         return subject + _title_figure(dossier, p)
     component = ""
@@ -127,6 +129,7 @@ def _clauses(subject: str, verbs: dict[str, str]) -> list[str]:
 
 
 # words that are as often a noun's first word as a verb: "rerun command", "support matrix"
+_LEADING_MANNER = {"lazy": "lazily", "lazily": "lazily"}  # an adverb before a title's verb
 _NOUN_OR_VERB = frozenset(
     {"rerun", "mask", "output", "load", "install", "support", "combine", "patch", "merge",
      "cache"}
@@ -175,9 +178,7 @@ def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
     for index, clause in enumerate(clauses):
         part = _clause(clause.strip(), kind, p, first=index == 0)
         if part is None:
-            if index == 0:
-                return None
-            return None  # a clause without a verb of its own (a list cut at ";"): keep it all
+            return None  # the first clause, or one without a verb (a list cut at ";"): keep all
         rendered.append(part)
     known = sum(r.known for r in rendered)
     unknown = sum(r.unknown for r in rendered)
@@ -186,14 +187,23 @@ def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
     return p.word("title", "clause_sep").join(r.text for r in rendered)
 
 
+def _leading_manner(tokens: list[str], verbs: dict[str, str], p: Phrases) -> tuple[str, list[str]]:
+    """An adverb before the title's verb and the tokens from the verb on: "Lazy initialize X"
+    → 惰性 + 初始化 X (not "fix the lazy X")."""
+    if len(tokens) > 2 and tokens[0].lower() in _LEADING_MANNER and tokens[1].lower() in verbs:
+        return p.book["title"]["adverbs"][_LEADING_MANNER[tokens[0].lower()]], tokens[1:]
+    return "", tokens
+
+
 def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | None:
     tokens = _TOKEN.findall(clause)
     if not tokens:
         return None
     verbs = p.book.get("lead_verb", {})
+    manner, tokens = _leading_manner(tokens, verbs, p)
     lead = tokens[0].lower()
     if lead in verbs and len(tokens) > 1:
-        verb_word, verb, rest = lead, verbs[lead], tokens[1:]
+        verb_word, verb, rest = lead, manner + verbs[lead], tokens[1:]
     elif first:
         verb_word, verb, rest = "", p.get("kind_verb", kind.value).rstrip(p.w.colon), tokens
     else:
