@@ -128,8 +128,8 @@ def _clauses(subject: str, verbs: dict[str, str]) -> list[str]:
     return [c.strip() for c in out if c.strip()]
 
 
-# words that are as often a noun's first word as a verb: "rerun command", "support matrix"
 _LEADING_MANNER = {"lazy": "lazily", "lazily": "lazily"}  # an adverb before a title's verb
+# words that are as often a noun's first word as a verb: "rerun command", "support matrix"
 _NOUN_OR_VERB = frozenset(
     {"rerun", "mask", "output", "load", "install", "support", "combine", "patch", "merge",
      "cache"}
@@ -231,7 +231,7 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
                 after.append(where.format(clause=inner.text))
             continue
         text = where.format(np=np.text)
-        if key in ("via", "using", "by", "through", "in_order", "with_replace", "with_means"):
+        if key in ("via", "using", "by", "through", "in_order", "with_means"):
             before.append(text)
         elif key == "from_move":  # the old value before the verb, the new one after it
             before.insert(0, text)
@@ -271,11 +271,12 @@ def _manner(rest: list[str], verb: str, p: Phrases) -> tuple[list[str], str]:
 AFTER_KEYS = frozenset(
     {"to", "to_move", "to_set", "into", "instead of", "as", "due to", "because of", "in order to"}
 )
-_REPLACE_VERBS = frozenset({"replace", "replaces", "swap", "substitute"})  # Y in X's place
-# "with" after these verbs is what the verb uses or puts in, not something the object has
+# "with" after these verbs is what the verb uses or puts in (in the object's place, for
+# "replace"), not something the object has: "Pad X with 0" → 用 0 补齐 X
 _MEANS_VERBS = frozenset(
     {"pad", "pads", "fill", "fills", "update", "updates", "populate", "initialize", "init",
-     "extend", "supplement", "complete", "patch", "seed", "build", "compile", "run", "launch"}
+     "extend", "supplement", "complete", "patch", "seed", "build", "compile", "run", "launch",
+     "replace", "replaces", "swap", "substitute"}
 )  # fmt: skip
 _TOGETHER_VERBS = frozenset(
     {"align", "aligns", "sync", "synchronize", "merge", "unify", "consolidate", "overlap",
@@ -285,23 +286,9 @@ _EVENTS = frozenset(
     {"failure", "failures", "error", "errors", "exit", "startup", "shutdown", "timeout", "demand"}
 )
 _SET_VERBS = frozenset(
-    {
-        "set",
-        "sets",
-        "change",
-        "changes",
-        "switch",
-        "convert",
-        "rename",
-        "renames",
-        "replace",
-        "replaces",
-        "split",
-        "splits",
-        "correct",
-        "corrects",
-    }
-)
+    {"set", "sets", "change", "changes", "switch", "convert", "rename", "renames", "replace",
+     "replaces", "split", "splits", "correct", "corrects"}
+)  # fmt: skip
 
 
 def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[str, str]) -> str:
@@ -324,8 +311,6 @@ def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[st
         return "with_means"  # "Pad X with 0" → 用 0 补齐 X (not "the X that has 0")
     if prep == "with" and verb_word in _TOGETHER_VERBS:
         return "with_together"
-    if prep == "with" and verb_word in _REPLACE_VERBS:
-        return "with_replace"
     return prep or ""
 
 
