@@ -396,32 +396,31 @@ def _vary_repeats(
     """No sentence twice in one digest: a paragraph that repeats a sentence of a paragraph
     before it (in digest order) is written again with other phrase variants, and the one that
     repeats fewest (the first of them) is kept and stored under its key, so a re-run reads it
-    as it is. A phrase without variants can still repeat."""
+    as it is (all such entries in one write). A phrase without variants can still repeat."""
     lang = run.options.lang
     said: set[str] = set()
+    varied = []
     for assessment in rank([triaged[number].assessment for number in chosen]):
         number = assessment.number
         entry = written.entries[number]
         if repeated(entry.paragraph, said, lang):
-            entry = _least_repeating(run, writer, triaged, chosen, keys, entry, said)
-            written.entries[number] = entry
+            [request] = _requests(run, writer, triaged, chosen, keys, [number])
+            best = _least_repeating(writer, request, entry, said, lang)
+            if best is not entry:
+                entry = written.entries[number] = best
+                varied.append((entry, keys[number], triaged[number].pr_hash))
         said |= sentences(entry.paragraph, lang)
+    if varied:
+        run.store.artefacts.put_all(run.preset.key, ANALYZER_VERSION, entries=varied)
 
 
 def _least_repeating(
-    run: _Window,
-    writer: TemplateWriter,
-    triaged: dict[int, Triaged],
-    chosen: set[int],
-    keys: dict[int, str],
-    first: Entry,
-    said: set[str],
+    writer: TemplateWriter, request: WriteRequest, first: Entry, said: set[str], lang: str
 ) -> Entry:
-    """``first`` or its PR's entry with the phrase variants that repeat fewest of ``said``."""
-    lang, number = run.options.lang, first.number
-    [request] = _requests(run, writer, triaged, chosen, keys, [number])
-    best = first
-    fewest = len(repeated(best.paragraph, said, lang))
+    """``first`` or the entry of ``request`` with the phrase variants that repeat fewest of
+    ``said`` (the first of them)."""
+    number = request.dossier.number
+    best, fewest = first, len(repeated(first.paragraph, said, lang))
     for variant in range(1, VARIANT_TRIES + 1):
         if not fewest:
             break
@@ -429,9 +428,6 @@ def _least_repeating(
         count = len(repeated(entry.paragraph, said, lang))
         if count < fewest:
             best, fewest = entry, count
-    if best is not first:
-        stored = [(best, keys[number], triaged[number].pr_hash)]
-        run.store.artefacts.put_all(run.preset.key, ANALYZER_VERSION, entries=stored)
     return best
 
 

@@ -13,6 +13,7 @@ Parts: :mod:`.title`, :mod:`.paragraph` (verdict, shape, assembly and length), :
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,11 +33,17 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
 MIN_SENTENCE = 12  # characters: a shorter sentence ("需要留意。") may repeat
 
 
+@functools.cache
+def _verdict_sentences(lang: str) -> frozenset[str]:
+    """Each level's verdict phrase said alone, as a sentence of ``lang``."""
+    words = locale(lang)
+    return frozenset(words.levels[level].phrase + words.writing.stop for level in Level)
+
+
 def sentences(paragraph: str | None, lang: str) -> set[str]:
     """The sentences of a paragraph that a digest should not say twice: all but a short one and
     a verdict phrase said alone (the level's own words, the same for every PR of the level)."""
-    levels = locale(lang).levels
-    verdicts = {levels[level].phrase + locale(lang).writing.stop for level in Level}
+    verdicts = _verdict_sentences(lang)
     parts = (s.strip() for s in _SENTENCE_END.split(paragraph or ""))
     return {s for s in parts if len(s) >= MIN_SENTENCE and s not in verdicts}
 
