@@ -123,11 +123,11 @@ def _migrate(engine: Engine) -> None:
         command.upgrade(config, "head")
 
 
-def _sqlite_directory(url: str, create_dirs: bool) -> None:
+def _sqlite_directory(file: str, create_dirs: bool) -> None:
     """The SQLite file's directory must exist; it is created only when asked (the default
     store in the user data directory), so a mistyped ``--db`` is an error, not a new tree."""
-    db_path = Path(url.removeprefix("sqlite:///"))
-    if str(db_path) == ":memory:" or db_path.parent.is_dir():
+    db_path = Path(file)
+    if db_path.parent.is_dir():
         return
     if not create_dirs:
         raise StorageError(
@@ -158,10 +158,11 @@ def _sqlite_open_turn(db_path: str) -> Iterator[None]:
 def open_engine(target: str | Path, *, create_dirs: bool = False) -> Engine:
     """An engine for the database at a path or URL, created and migrated as needed."""
     url = url_for(target)
-    db_path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
-    if db_path is not None:
-        _sqlite_directory(url, create_dirs)
-    turn = _sqlite_open_turn(db_path) if db_path and db_path != ":memory:" else nullcontext()
+    file = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else ""
+    on_disk = file not in ("", ":memory:")  # a SQLite file: not PostgreSQL, not in memory
+    if on_disk:
+        _sqlite_directory(file, create_dirs)
+    turn = _sqlite_open_turn(file) if on_disk else nullcontext()
     try:
         with turn:
             engine = create_engine(url)
