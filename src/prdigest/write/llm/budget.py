@@ -698,13 +698,15 @@ def diff_slice(
     known: str = "",
     listed: Iterable[str] = (),
     test_tokens: int | None = None,
+    ranked: Sequence[Hunk] | None = None,
 ) -> DiffSlice:
     """The most salient hunks that fit in ``tokens``, after an index of the citable names of
     the changed lines that did not fit (up to a quarter of the budget; names ``known`` from the
     facts are left out); files neither shown nor ``listed`` among the facts are named only.
     Test hunks take at most ``test_tokens`` of it (the new tests are facts already: their
-    bodies are shown while they are cheap, their names when they are not)."""
-    ranked = rank_hunks(pr, d)
+    bodies are shown while they are cheap, their names when they are not). ``ranked``: the
+    PR's :func:`rank_hunks`, when the caller has them already."""
+    ranked = list(ranked) if ranked is not None else rank_hunks(pr, d)
     test_room = tokens if test_tokens is None else test_tokens
     tests_whole = sum(h.tokens for h in ranked if h.tier == 1)
     capped = tests_whole > test_room  # some test lines go to the names index

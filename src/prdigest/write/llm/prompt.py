@@ -246,11 +246,12 @@ def entry_prompt(
     who = readers or Readers()
     skeleton = _user(lang, d, a, head, gloss, who)
     room = max(MIN_DATA_TOKENS, budget_tokens - b.estimate_tokens(system + skeleton) - 80)
+    ranked = b.rank_hunks(pr, d)  # once: the diff's need and its slice
     needs = {
         "facts": b.facts_tokens(lines),
         "body": sum(b.estimate_tokens(t) + 4 for _, t in sections),
         "discussion": sum(b.estimate_tokens(t) + 1 for t in talk),
-        "diff": sum(h.tokens for h in b.rank_hunks(pr, d)) + 60,
+        "diff": sum(h.tokens for h in ranked) + 60,
     }
     grant = allocate(room, needs)
     facts, _ = b.pack_facts(lines, grant["facts"])
@@ -264,6 +265,7 @@ def entry_prompt(
         known=facts_text,
         listed=listed,
         test_tokens=int(budget_tokens * TEST_SHARE),
+        ranked=ranked,
     )
     whole = diff.shown == diff.total and not diff.names_only and not diff.clipped
     blocks = [
