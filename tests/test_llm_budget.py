@@ -11,6 +11,7 @@ from prdigest.core.presets import load_preset
 from prdigest.core.records import FileChange, PullRequest
 from prdigest.triage import assess
 from prdigest.write.llm.budget import (
+    NAMES_LABEL,
     FactLine,
     Hunk,
     body_sections,
@@ -30,7 +31,7 @@ from prdigest.write.llm.budget import (
     strip_license,
     without_media,
 )
-from prdigest.write.llm.prompt import TEST_SHARE, entry_prompt, fence_for
+from prdigest.write.llm.prompt import SHORT_DIFF_TOKENS, TEST_SHARE, entry_prompt, fence_for
 from prdigest.write.llm.style import default_reference, format_examples, pick_examples
 
 from llm_support import analyzed, fixture_prs
@@ -253,7 +254,7 @@ def test_a_skim_entry_gets_the_short_instructions_with_the_same_rules() -> None:
     assert "untrusted data" in en.messages[0]["content"]
 
 
-def test_examples_by_level_three_for_must_read_one_for_the_others() -> None:
+def test_examples_by_level_close_reads_for_must_read_one_for_the_others() -> None:
     from prdigest.write import WriteRequest
     from prdigest.write.llm import LLMSettings, LLMWriter
 
@@ -265,11 +266,32 @@ def test_examples_by_level_three_for_must_read_one_for_the_others() -> None:
         request = WriteRequest(pr, dossier, graded, True, "k")
         systems[level] = writer.prompt_for(request, "zh").messages[0]["content"]
     examples = [e for e in pick_examples(default_reference()) if e.paragraph]
-    assert all(e.paragraph in systems[Level.MUST_READ] for e in examples)  # all three
+    close = [e for e in examples if e.level is Level.MUST_READ]
+    assert len(close) == 2  # the bundled reference: two close reads and a skim entry
+    assert all(e.paragraph in systems[Level.MUST_READ] for e in close)
+    assert not any(e.paragraph in systems[Level.MUST_READ] for e in examples if e not in close)
     shown = [e for e in examples if e.paragraph in systems[Level.WORTH_READING]]
     assert len(shown) == 1 and shown[0] == examples[0]  # one close-read example
     short = [e for e in default_reference().entries if e.paragraph in systems[Level.SKIM]]
     assert len(short) == 1 and short[0].level is Level.SKIM  # a short example for a short entry
+
+
+def test_a_short_entry_gets_the_most_salient_hunks_only() -> None:
+    pr, dossier, assessment = analyzed(56104)
+    body = [f"+    value_{i} = compute_part_{i}(value_{i - 1})" for i in range(1, 400)]
+    patch = "\n".join(["@@ -1,1 +1,400 @@ def build(", *body])
+    big = pr.model_copy(
+        update={"files": (*pr.files, FileChange(path="pkg/late.py", additions=400, patch=patch))}
+    )
+
+    def diff_tokens(level: Level) -> int:
+        graded = assessment.model_copy(update={"level": level})
+        built = entry_prompt(big, dossier, graded, lang="zh", style=STYLE, budget_tokens=8000)
+        user = built.messages[1]["content"]
+        return estimate_tokens(user.split("\n## diff", 1)[1].split("<<<PR-DATA-", 1)[0])
+
+    short, deep = diff_tokens(Level.SKIM), diff_tokens(Level.WORTH_READING)
+    assert short <= SHORT_DIFF_TOKENS + 20 < deep  # the block's heading beside the slice
 
 
 def test_the_cut_off_lines_of_a_clipped_hunk_are_in_the_names_index() -> None:
@@ -282,7 +304,7 @@ def test_the_cut_off_lines_of_a_clipped_hunk_are_in_the_names_index() -> None:
     )
     sliced = diff_slice(one, dossier, 1500)
     assert "clipped" in sliced.text  # the hunk is shown in part
-    index = next(x for x in sliced.text.splitlines() if x.startswith("未展示的改动行中的名字"))
+    index = next(x for x in sliced.text.splitlines() if x.startswith(NAMES_LABEL))
     names = index.split(": ", 1)[1].split(", ")
     assert names[0] == "finish_the_late_step"
     assert "compute_part_1" not in names and "compute_part_1(" in sliced.text  # shown already
@@ -417,7 +439,7 @@ def test_test_hunks_get_at_most_their_share_of_the_budget_the_rest_by_name() -> 
     shown = diff.split("### tests/test_heavy.py", 1)[1].split("\n### ", 1)[0]
     assert estimate_tokens(shown) <= 8000 * TEST_SHARE  # the test hunk is clipped
     assert "check_value_1(" in shown and "clipped" in shown
-    index = next(x for x in diff.splitlines() if x.startswith("未展示的改动行中的名字"))
+    index = next(x for x in diff.splitlines() if x.startswith(NAMES_LABEL))
     assert "check_value_110" in index and "check_value_110(" not in shown  # cut: named
     sources = [f.path for f in dossier.files if f.role.value == "source"]
     assert sources and all(f"### {path}" in diff for path in sources)  # the code is all shown
@@ -470,7 +492,7 @@ def test_a_moved_block_is_folded_and_its_names_stay_in_the_index() -> None:
     assert "-…（4 lines the same as lines the PR adds）" in sliced.text
     assert "compute_block_scale(total)" not in sliced.text  # the moved lines are not shown
     assert "+def helper_new(blocks):" in sliced.text and "+    x = 1" in sliced.text
-    index = next(x for x in sliced.text.splitlines() if x.startswith("未展示的改动行中的名字"))
+    index = next(x for x in sliced.text.splitlines() if x.startswith(NAMES_LABEL))
     assert "compute_block_scale" in index and "normalise_blocks" in index
     # three lines the same as removed ones are not a block: they stay
     short = new.replace("+    return normalise_blocks(blocks)\n", "")

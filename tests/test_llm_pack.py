@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from prdigest.cli.llm import dry_run_text
+from prdigest.core.locale import locale
 from prdigest.core.models import Level
 from prdigest.pipeline.llm_batch import _writer
 from prdigest.pipeline.registry import WriterSpec
@@ -173,10 +174,23 @@ def test_a_pack_says_the_length_once_and_each_prs_verdict_in_its_block() -> None
     requests = [request(n) for n in PACK]
     w = writer("http://127.0.0.1:9/v1")
     built = [(r, w.prompt_for(r, "zh")) for r in requests]
-    _, user = (m["content"] for m in w._pack_messages(built, "zh", w.style_text))
+    _, user = (m["content"] for m in w._pack_messages(built, "zh"))
     assert user.count("段落长度 150–450 字。") == 1 and user.count("必须原样使用") == 1
     for r, entry in built:
         block = user.split(f"### PR #{r.dossier.number}\n", 1)[1]
         assert block.startswith(f"判定：段落以「{entry.verdict}」开头。")
         assert "段落长度" not in entry.item  # the length is the pack's, said once
         assert "段落长度" in entry.messages[1]["content"]  # a request of its own says it
+
+
+def test_a_pack_explains_the_fact_notation_once_and_each_block_uses_it() -> None:
+    requests = [request(n) for n in PACK]
+    w = writer("http://127.0.0.1:9/v1")
+    built = [(r, w.prompt_for(r, "zh")) for r in requests]
+    _, user = (m["content"] for m in w._pack_messages(built, "zh"))
+    notation = locale("zh").llm["notation"]
+    assert user.count(notation) == 1  # in the frame, before the first PR's block
+    assert user.index(notation) < user.index(f"### PR #{PACK[0]}")
+    for _, entry in built:
+        assert notation not in entry.item and "\nsymbols:\n" in entry.item
+        assert notation in entry.messages[1]["content"]  # a request of its own explains it

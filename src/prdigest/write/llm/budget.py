@@ -124,8 +124,10 @@ class FactLine:
     defines: str = ""  # a class's name (its members that follow are shown short)
 
 
-SYMBOL_LEGEND = "symbols by file: +added −removed ~modified, (changed lines)"
-FILES_LEGEND = "files (source unless marked) by folder:"
+# Block headers of the facts; the notation they use is explained once per request (the
+# locale's ``notation``), not once per PR of a pack.
+SYMBOL_LEGEND = "symbols:"
+FILES_LEGEND = "files:"
 FOLDER = "files in "  # a file group's key; the folder alone is shown
 _CHANGE_MARK = {"added": "+", "removed": "−", "deleted": "−", "modified": "~"}
 _KIND_SHORT = {"function": "fn", "method": "method", "constant": "const"}
@@ -683,7 +685,7 @@ class DiffSlice:
 
 SMALL_HUNK = 80  # tokens: a hunk this small is kept over the tail of a clipped one
 NAMES_SHARE = 0.25  # of the diff budget, for the names of changed lines not shown
-NAMES_LABEL = "未展示的改动行中的名字（定义、配置、类型、调用在前 / not shown）: "
+NAMES_LABEL = "not shown: "  # the names index (the locale's ``notation`` says what it holds)
 
 
 def _folded_lines(hunk: Hunk) -> Hunk:

@@ -27,7 +27,7 @@ from prdigest.write.llm import budget as b
 
 Message = dict[str, str]
 
-PROMPT_VERSION = "entry-v5"
+PROMPT_VERSION = "entry-v6"
 FENCE_PREFIX = "<<<PR-DATA-"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Shares of the per-PR budget left after the instructions, applied only when not all fits.
@@ -46,6 +46,9 @@ MIN_LEVEL_BUDGET = 1_500
 MAX_NEIGHBOURS = 5
 # Of a PR's budget, at most this much for test hunks (the new tests are facts already).
 TEST_SHARE = 0.15
+# Hunks for a short entry (one detail in 60–200 characters): the most salient ones only; the
+# names of the changed lines not shown still come in the diff's names index.
+SHORT_DIFF_TOKENS = 1_000
 
 
 def level_budget(room: int, level: Level) -> int:
@@ -200,6 +203,7 @@ def _user(
         audience=fill(spec["audience"], audience=audience) if audience else "",
         length=spec["length_deep" if deep else "length_short"],
         glossary=gloss or spec["no_glossary"],
+        notation=spec["notation"],
         fence=fence,
         data=safe,
     )
@@ -253,6 +257,8 @@ def entry_prompt(
         "discussion": sum(b.estimate_tokens(t) + 1 for t in talk),
         "diff": sum(h.tokens for h in ranked) + 60,
     }
+    if not deep_level(a.level):
+        needs["diff"] = min(needs["diff"], SHORT_DIFF_TOKENS)
     grant = allocate(room, needs)
     facts, _ = b.pack_facts(lines, grant["facts"])
     talk_text, _ = b.fit_items(talk, grant["discussion"])
@@ -307,6 +313,7 @@ def pack_messages(
         count=str(len(entries)),
         length=spec["length_deep" if deep_level(level) else "length_short"],
         glossary="\n".join(lines) or spec["no_glossary"],
+        notation=spec["notation"],
         items="\n\n".join(e.item for e in entries),
     )
     system = system_message(lang, style, level, pack=True)

@@ -98,6 +98,14 @@ def pick_examples(reference: Reference, count: int = 3) -> tuple[ReferenceEntry,
 SHORT_LEVELS = (Level.SKIM, Level.SKIP)
 
 
+def pick_close_examples(reference: Reference, count: int = 3) -> tuple[ReferenceEntry, ...]:
+    """Up to ``count`` close-read examples (the usable entries of the other levels only when
+    the reference has none): a close-read paragraph learns nothing from a skim one."""
+    usable = pick_examples(reference, count=len(reference.entries))
+    close = [e for e in usable if e.level is not None and e.level not in SHORT_LEVELS]
+    return tuple((close or list(usable))[:count])
+
+
 def pick_short_example(reference: Reference) -> tuple[ReferenceEntry, ...]:
     """One example for a short entry: the first usable skim or skip entry, else the first."""
     usable = pick_examples(reference, count=len(reference.entries))

@@ -50,6 +50,7 @@ from prdigest.write.llm.style import (
     Reference,
     default_reference,
     format_examples,
+    pick_close_examples,
     pick_examples,
     pick_short_example,
 )
@@ -181,13 +182,18 @@ class LLMWriter:
         return format_examples(pick_short_example(self.style or default_reference()))
 
     @property
+    def close_style_text(self) -> str:
+        """The close-read examples, for a must-read entry (no skim example beside them)."""
+        return format_examples(pick_close_examples(self.style or default_reference()))
+
+    @property
     def one_style_text(self) -> str:
         """One close-read example, for a worth-reading entry (a must-read one gets three)."""
         return format_examples(pick_examples(self.style or default_reference(), count=1))
 
-    def _style_for(self, level: Level, style: str) -> str:
+    def _style_for(self, level: Level) -> str:
         if level is Level.MUST_READ:
-            return style
+            return self.close_style_text
         return self.one_style_text if p.deep_level(level) else self.short_style_text
 
     @property
@@ -208,7 +214,6 @@ class LLMWriter:
         """The requests a run would send for ``requests``, with estimated prompt tokens; no
         call is made. Repairs are not planned: they happen only when a draft fails."""
         deep, listed = _split(requests)
-        style = self.style_text
         calls = [
             PlannedCall(
                 "titles",
@@ -218,8 +223,8 @@ class LLMWriter:
             )
             for chunk in _chunks(listed)
         ]
-        for pack in self._packs(deep, lang, style):
-            messages = self._pack_messages(pack, lang, style)
+        for pack in self._packs(deep, lang):
+            messages = self._pack_messages(pack, lang)
             calls.append(
                 PlannedCall(
                     "paragraph",
@@ -231,14 +236,14 @@ class LLMWriter:
         return calls
 
     def _packs(
-        self, deep: Sequence[WriteRequest], lang: Lang, style: str
+        self, deep: Sequence[WriteRequest], lang: Lang
     ) -> list[list[tuple[WriteRequest, p.EntryPrompt]]]:
         """The paragraph requests in packs (see :func:`pack_requests`)."""
-        built = [(r, self._entry_prompt(r, lang, style)) for r in deep]
+        built = [(r, self._entry_prompt(r, lang)) for r in deep]
         return pack_requests(built, self.settings)
 
     def _pack_messages(
-        self, pack: Sequence[tuple[WriteRequest, p.EntryPrompt]], lang: Lang, style: str
+        self, pack: Sequence[tuple[WriteRequest, p.EntryPrompt]], lang: Lang
     ) -> tuple[Message, ...]:
         """What is sent for a pack: one PR's own prompt, or the pack request of several."""
         if len(pack) == 1:
@@ -248,7 +253,7 @@ class LLMWriter:
             pack[0][0].dossier.repo,
             [built for _, built in pack],
             lang,
-            self._style_for(level, style),
+            self._style_for(level),
             level,
         )
 
@@ -265,7 +270,6 @@ class LLMWriter:
     ) -> BatchResult:
         http = self.http_client_factory() if self.http_client_factory else None
         ledger = Ledger(self.settings.max_cost_tokens)
-        style = self.style_text
         deep, listed = _split(requests)
         done = [0]
         total = len(deep) + (1 if listed else 0)
@@ -282,7 +286,7 @@ class LLMWriter:
 
             async def paragraphs(pack: list[tuple[WriteRequest, p.EntryPrompt]]) -> list[_Outcome]:
                 async with building:
-                    outcomes = await self._pack(client, pack, lang, style, ledger)
+                    outcomes = await self._pack(client, pack, lang, ledger)
                 for outcome in outcomes:
                     report(outcome)
                 return outcomes
@@ -295,7 +299,7 @@ class LLMWriter:
             # titles first: their request is small, and scheduled first it is not starved by
             # the paragraph requests' budget reservations
             titles_future = asyncio.gather(*(titles(c) for c in _chunks(listed)))
-            packs = self._packs(deep, lang, style)
+            packs = self._packs(deep, lang)
             written = await asyncio.gather(*(paragraphs(pack) for pack in packs))
             titled = await titles_future
         outcomes = [o for group in titled for o in group] + [o for g in written for o in g]
@@ -323,19 +327,19 @@ class LLMWriter:
 
     def prompt_for(self, r: WriteRequest, lang: Lang) -> p.EntryPrompt:
         """The first request of a selected PR's entry (what :meth:`write_batch` sends)."""
-        return self._entry_prompt(r, lang, self.style_text)
+        return self._entry_prompt(r, lang)
 
     def titles_for(self, chunk: Sequence[WriteRequest], lang: Lang) -> tuple[Message, ...]:
         """The titles request of listed PRs (what :meth:`write_batch` sends)."""
         return self._titles_messages(chunk, lang)
 
-    def _entry_prompt(self, r: WriteRequest, lang: Lang, style: str) -> p.EntryPrompt:
+    def _entry_prompt(self, r: WriteRequest, lang: Lang) -> p.EntryPrompt:
         return p.entry_prompt(
             r.pr,
             r.dossier,
             r.assessment,
             lang=lang,
-            style=self._style_for(r.assessment.level, style),
+            style=self._style_for(r.assessment.level),
             budget_tokens=p.level_budget(self.settings.prompt_room, r.assessment.level),
             readers=p.Readers(area=r.area_name, audience=r.audience),
             neighbours=r.neighbours,
@@ -388,7 +392,6 @@ class LLMWriter:
         client: LLMClient,
         pack: Sequence[tuple[WriteRequest, p.EntryPrompt]],
         lang: Lang,
-        style: str,
         ledger: Ledger,
     ) -> list[_Outcome]:
         """The entries of a pack: one request, then each entry verified, fixed, repaired or
@@ -401,7 +404,7 @@ class LLMWriter:
                 r, built = pack[0]
                 return [await self._write_entry(client, r, lang, built, ledger)]
             words = locale(lang).verify
-            messages = self._pack_messages(pack, lang, style)
+            messages = self._pack_messages(pack, lang)
             refs = ", ".join(r.dossier.ref for r, _ in pack)
             started = time.monotonic()
             try:
