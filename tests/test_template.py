@@ -211,6 +211,18 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
         ),
         # a noun-or-verb word after "and" leading a short phrase ends a list, not a clause
         ("Fix cherry-pick and rerun command", "ci", "修复 cherry-pick 与重跑命令"),
+        (  # a noun led by a verb word ends a list too
+            "Fix file header and include guard in hc_post_tiling",
+            "fix",
+            "修复 hc_post_tiling 中的文件 header 与 include guard",
+        ),
+        # a conventional-commit type before a colon is the kind, not a component
+        ("feat: adapt to vLLM main", "chore", "适配至 vLLM main"),
+        (
+            "Update num_layers to include MTP draft layers",
+            "fix",
+            "更新 num_layers，以纳入 MTP 草稿层",
+        ),
         ("Update GLM-5 documentation and support matrix", "docs", "更新 GLM-5 文档与支持矩阵"),
         (
             "Refactor light test cases and update test coverage",

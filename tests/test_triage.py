@@ -104,6 +104,30 @@ def test_a_fix_tag_is_corroborated_by_the_diff(vllm_preset: Preset) -> None:
     assert assess(d).level is not Level.MUST_READ and assess(c).level is not Level.MUST_READ
 
 
+def test_a_ci_or_test_tag_over_runtime_source_takes_the_code_kind_the_title_states(
+    vllm_preset: Preset,
+) -> None:
+    runtime = [
+        file_patch("vllm/model_executor/layers/fused_moe/layer.py", ["w = w.contiguous()"], ["w"]),
+        file_patch("tests/kernels/test_moe.py", ["assert w.is_contiguous()"]),
+    ]
+    fixed = analyze(make_pr(title="[CI] fix nightly test", files=runtime), vllm_preset)
+    assert fixed.kind.value == "fix" and "runtime source changed" in fixed.kind_evidence
+    tagged = analyze(
+        make_pr(title="[CI][BugFix] Fix logprobs signature", files=runtime), vllm_preset
+    )
+    assert tagged.kind.value == "fix" and "[BugFix]" in tagged.kind_evidence
+    # runtime source is a small part of the change: the CI tag stands
+    moved = [file_patch(f"tests/unit/test_{i}.py", ["x = 1"] * 40) for i in range(3)]
+    mostly_tests = analyze(
+        make_pr(title="[CI] Refactor test folder", files=[*moved, runtime[0]]), vllm_preset
+    )
+    assert mostly_tests.kind.value == "ci"
+    # no code kind in the title: the tag stands too
+    plain = analyze(make_pr(title="[CI] enable dsv4 test", files=runtime), vllm_preset)
+    assert plain.kind.value == "ci"
+
+
 def test_the_primary_area_ignores_tests(vllm_preset: Preset) -> None:
     code = file_patch(
         "vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py", ["x = 1"] * 3

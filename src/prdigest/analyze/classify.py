@@ -5,7 +5,10 @@ the title ("fix", "speed up", "refactor", …); the roles of the changed files (
 otherwise ``feature``. A code kind (fix, perf, feature, refactor) from the title must be
 corroborated by the diff: without a source file changed the kind follows the files (a
 ``[BugFix]`` of a CI script is CI work), and a fix whose source change only adds logging is a
-chore. So a word in a title cannot make a PR more than its diff is.
+chore. So a word in a title cannot make a PR more than its diff is. The other way round, a
+CI, test or docs tag over a diff that is at least half runtime source yields to the code kind
+the title also states (a tag or a word): "[CI] fix nightly test" that changes `fused_moe.py`
+is a fix.
 
 Areas: every changed file votes for the most specific area whose globs match it (the glob
 with the longest literal prefix), weighted by its changed lines and by its role (source counts
@@ -91,9 +94,13 @@ def classify_kind(
 ) -> tuple[Kind, str]:
     """(kind, evidence) for a PR; ``added_source`` are its added source lines, when known."""
     kind, evidence = _stated_kind(tags, subject, files, preset)
+    source = [f for f in files if f.role is Role.SOURCE and not f.generated]
+    if kind in _UPGRADABLE and _source_dominant(files, source):
+        stated = _code_kind(tags, subject, preset)
+        if stated is not None:
+            return stated[0], f"{evidence}, but runtime source changed: {stated[1]}"
     if kind not in CODE_KINDS:
         return kind, evidence
-    source = [f for f in files if f.role is Role.SOURCE and not f.generated]
     if files and not source:
         lines: dict[Kind, int] = {}
         for f in files:
@@ -107,6 +114,30 @@ def classify_kind(
     if kind is Kind.FIX and not _changes_existing_code(files):
         return Kind.FEATURE, f"{evidence}, but the diff only adds code"
     return kind, evidence
+
+
+# a CI, test or docs tag over a diff that is mostly runtime source: the code kind the title
+# also states wins ("[CI] fix nightly test" that changes `fused_moe.py` is a fix)
+_UPGRADABLE = (Kind.CI, Kind.TEST, Kind.DOCS)
+
+
+def _source_dominant(files: Sequence[FileFact], source: Sequence[FileFact]) -> bool:
+    """Whether runtime source makes up at least half of the changed lines."""
+    own = sum(f.additions + f.deletions for f in source)
+    return own > 0 and 2 * own >= sum(f.additions + f.deletions for f in files if not f.generated)
+
+
+def _code_kind(tags: Sequence[str], subject: str, preset: Preset) -> tuple[Kind, str] | None:
+    """The first code kind (fix, perf, refactor, feature) a title tag or word states."""
+    for tag in tags:
+        rule = preset.tag_rule(tag)
+        if rule is not None and rule.kind in CODE_KINDS:
+            return rule.kind, f"title tag [{tag}]"
+    for kind, pattern in _TITLE_WORDS:
+        match = pattern.search(subject)
+        if match and kind in CODE_KINDS:
+            return kind, f"title word '{match.group(0)}'"
+    return None
 
 
 def _changes_existing_code(files: Sequence[FileFact]) -> bool:

@@ -95,6 +95,8 @@ def title_for(dossier: Dossier, lang: str) -> str:
     group = _LEADING_GROUP.match(subject)
     if group:
         component, subject = group["component"].strip(), subject[group.end() :]
+    elif match and match["component"].strip().lower() in _CONVENTIONAL_TYPES:
+        subject = match["rest"]  # "fix: …" is the kind, said by the title's verb or label
     elif match and " " not in match["component"].strip():
         component, subject = match["component"], match["rest"]
     translated = translate_subject(subject, dossier.kind, p)
@@ -136,10 +138,16 @@ _NOUN_OR_VERB = frozenset(
 )  # fmt: skip
 
 
+_VERB_LED_NOUNS = ("include guard",)  # a noun whose first word is a verb ("… and include guard")
+
+
 def _noun_first(rest: str) -> bool:
     """Whether what follows an "and" is a short noun phrase led by a noun-or-verb word (the
-    end of a list of things, not a new clause): at most three words, no article after it."""
+    end of a list of things, not a new clause): at most three words, no article after it; or
+    a noun led by a verb word."""
     words = rest.split()
+    if rest.lower().startswith(_VERB_LED_NOUNS):
+        return True
     return (
         bool(words)
         and words[0].lower() in _NOUN_OR_VERB
@@ -150,6 +158,11 @@ def _noun_first(rest: str) -> bool:
 
 _TRAILING_REF = re.compile(
     r"\s*\((?:from |cherry[- ]pick(?:ed)? (?:of |from )?|backport (?:of )?)?#\d+\)\s*$", re.I
+)
+# Conventional-commit types before a colon ("fix: …", "feat: …"): a kind, not a component
+_CONVENTIONAL_TYPES = frozenset(
+    {"fix", "bugfix", "feat", "feature", "chore", "docs", "doc", "refactor", "perf", "test"}
+    | {"tests", "ci", "build", "style"}
 )
 _LEADING_GROUP = re.compile(r"^\((?P<component>[^()]{1,40})\)\s*:?\s*")
 _FIX_WORDS = frozenset({"fix", "fixes", "fixed", "bugfix", "fixup", "hotfix"})
