@@ -624,3 +624,40 @@ def test_a_name_only_the_title_gives_is_said_as_the_titles() -> None:
     texts = [t for point in focus_points(d, skim, Phrases("zh", 1), Cited()) for t in point.texts]
     said = [t for t in texts if "`ChunkedPrefill`" in t]
     assert said and all("标题里的" in t and "描述" not in t for t in said)
+
+
+def test_a_small_prs_long_rewrite_is_said_when_the_paragraph_has_room() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    old = "pow = triton.language.extra.cann.libdevice.pow"
+    new = "pow = triton.language.extra.libdevice.pow"  # 85 characters with the old line
+    patch = f"@@ -21,5 +21,5 @@\n import torch\n-{old}\n+{new}\n \n \n @triton.jit"
+    pr = make_pr(
+        title="[BugFix] Use the generic triton pow",
+        files=[{"path": "pkg/penalties.py", "status": "modified", "additions": 1,
+                "deletions": 1, "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+    assert f"`{old}`" in paragraph and f"`{new}`" in paragraph, paragraph
+    assert len(paragraph) <= 450
+
+
+def test_a_tiny_change_without_runtime_code_says_both() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        title="[CI] Set PRE_COMMIT_HOME for pre-commit",
+        files=[file_patch(".github/workflows/pr_test.yaml", ["          PRE_COMMIT_HOME: /tmp/x"])],
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+    assert "改动只有 1 行，只改了 CI，不涉及运行时代码" in paragraph, paragraph

@@ -403,11 +403,14 @@ def _edit_text(e: EditFact, p: Phrases, cited: Cited) -> str:
 
 
 MAX_EDIT_CHARS = 80  # a longer rewrite costs a point's worth of names: the reader opens the file
+MAX_LONG_EDIT_CHARS = 140  # … unless the paragraph has room left for it (see long_edit_point)
 
 
-def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> Point | None:
+def _edit_point(
+    d: Dossier, p: Phrases, cited: Cited, names: dict[str, str], limit: int = MAX_EDIT_CHARS
+) -> Point | None:
     """The expression the change rewrote in place (at most two of one file)."""
-    edits = [e for e in d.edits if len(e.before) + len(e.after) <= MAX_EDIT_CHARS]
+    edits = [e for e in d.edits if len(e.before) + len(e.after) <= limit]
     if not edits:
         return None
     first = edits[0]
@@ -424,6 +427,15 @@ def _edit_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
         ),
         spare=True,
     )
+
+
+def long_edit_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
+    """A rewrite too long for a focus point of its own (up to 140 characters), for a paragraph
+    that has room left once the rest fits — often a small PR's whole change. None when a
+    shorter rewrite was a focus point already."""
+    if any(len(e.before) + len(e.after) <= MAX_EDIT_CHARS for e in d.edits):
+        return None
+    return _edit_point(d, p, cited, display_names(d.files), MAX_LONG_EDIT_CHARS)
 
 
 NAME_KEYS = ("named", "tested", "titled", "relocated", "introduced", "gone")

@@ -6,8 +6,9 @@ with shorter wordings that name fewer things; when the pieces run long, lower-pr
 goes first (the shape remark, a fifth point, extra discussion, follow-ups and why sentences),
 a point says fewer names before it goes, the other-files sentence goes after the third point
 but before the last discussion item, and only then do the first two points lose names. What
-fits again afterwards comes back (``_Draft.regrow``). Past ``paragraph_hard_max`` discussion
-and follow-ups go too.
+fits again afterwards comes back (``_Draft.regrow``); then a rewrite too long for a focus
+point of its own (80–140 characters, often a small PR's whole change) is said last when it
+still fits. Past ``paragraph_hard_max`` discussion and follow-ups go too.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
 from prdigest.write.template.focus import (
+    MAX_POINTS,
     OtherFiles,
     focus_points,
+    long_edit_point,
     other_files,
     render_focus,
     render_other_files,
@@ -38,17 +41,24 @@ def _why(d: Dossier, rule: str, p: Phrases) -> str:
     if p.has("why", rule):
         return p.get("why", rule, lines=d.additions + d.deletions)
     lines = d.additions + d.deletions
+    roles = _non_source_roles(d, p)
     if lines <= SMALL_LINES:
+        if roles:  # both: a tiny change, and none of it runtime code
+            return p.get("why", "small_no_source", lines=lines, roles=roles)
         return p.get("why", "small change", lines=lines)
-    source = d.source_lines_changed()
-    if d.files and not source:
-        roles = list(dict.fromkeys(f.role.value for f in d.files if p.has("roles", f.role.value)))
-        if roles:
-            names = p.word("roles", "sep").join(p.word("roles", r) for r in roles[:3])
-            return p.get("why", "no_source", roles=names)
+    if roles:
+        return p.get("why", "no_source", roles=roles)
     if d.deletions >= 4 * max(1, d.additions) and d.deletions >= SMALL_LINES:
         return p.get("why", "deletion", additions=d.additions, deletions=d.deletions)
     return ""
+
+
+def _non_source_roles(d: Dossier, p: Phrases) -> str:
+    """The roles of a PR's files, said as a list, when none is runtime source ("" else)."""
+    if not d.files or d.source_lines_changed():
+        return ""
+    roles = list(dict.fromkeys(f.role.value for f in d.files if p.has("roles", f.role.value)))
+    return p.word("roles", "sep").join(p.word("roles", r) for r in roles[:3])
 
 
 def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> str:
@@ -282,6 +292,27 @@ class _Draft:
         return False
 
 
+def _add_long_edit(draft: _Draft, d: Dossier, p: Phrases, cited: Cited, most: int) -> None:
+    """A long rewrite as a last focus point, in its fullest wording that still fits (cited only
+    when said): the room a short paragraph has left."""
+    scratch = Cited(refs=dict(cited.refs), ids=list(cited.ids))
+    point = long_edit_point(d, p, scratch)
+    if point is None or len(draft.wordings) >= most:
+        return
+    draft.wordings.append(list(point.texts))
+    draft.at.append(0)
+    while not draft.fits():
+        if draft.at[-1] == len(draft.wordings[-1]) - 1:
+            draft.wordings.pop()
+            draft.at.pop()
+            return
+        draft.at[-1] += 1
+    for name, ref in scratch.refs.items():
+        cited.refs.setdefault(name, ref)
+    for fact_id in scratch.ids:
+        cited.fact(fact_id)
+
+
 def _trailing_weak(weak: list[bool]) -> int:
     """How many follow-ups at the end of the list are weak ones."""
     count = 0
@@ -329,6 +360,7 @@ def paragraph_for(
         pass
     if draft.fits():
         draft.regrow()
+        _add_long_edit(draft, d, p, cited, MAX_POINTS[deep])
     hard = bounds.paragraph_hard_max if deep else limit
     while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):
         (draft.discussion or draft.followups or draft.why).pop()
