@@ -50,3 +50,23 @@ def test_a_quote_a_few_words_longer_than_the_limit_is_kept_whole() -> None:
     longer = "word " * (QUOTE_WHOLE // 4)
     cut = _clip(longer.strip(), QUOTE_LIMIT)
     assert cut.endswith("…") and len(cut) <= QUOTE_LIMIT + 1
+
+
+def test_the_prs_own_purpose_sentence_is_its_motivation() -> None:
+    body = "### What this PR does / why we need it?\n\nThis PR introduces `FooCache` for the draft KV blocks.\n"
+    chosen = best_rationale(_dossier(body))
+    assert chosen is not None and chosen.kind == "motivation"
+    assert chosen.claim.startswith("introduces `FooCache`")
+    # "This pull request …" is the PR itself, not a pointer back
+    plain = best_rationale(_dossier(body.replace("This PR", "This pull request")))
+    assert plain is not None and plain.kind == "motivation"
+
+
+def test_a_purpose_fragment_is_not_quoted() -> None:
+    for sentence in (
+        "This PR fixes that ownership split between the two managers.",  # points back
+        "This PR fixes the deterministic algorithms in PyTorch by calling",  # wants more
+        "This PR adds a platform patch for the scheduler that",
+    ):
+        body = f"### What this PR does / why we need it?\n\n{sentence}\n"
+        assert best_rationale(_dossier(body)) is None, sentence

@@ -312,7 +312,11 @@ _SYMPTOM = re.compile(SEVERE.pattern + r"|\b(?:error|fail(?:s|ed|ure)?|exception
 _MOTIVATION = re.compile(
     r"\b(?:to (?:avoid|prevent|reduce|remove|support|enable|improve|speed up|fix)|in order to|"
     r"we need|so (?:we|that)|"
-    r"this (?:pr|change|patch) (?:fixes|adds|makes|removes|avoids|reduces))\b",
+    r"this (?:pr|pull request|change|patch) (?:fix|add|make|remove|avoid|reduce|introduce|"
+    r"implement|support|enable|improve|update|change|replace|move|refactor|override|allow|"
+    r"ensure|extend|optimi[sz]e|"
+    r"provide|align|unif(?:y|ie)|split|migrate|simplif(?:y|ie)|separate|rename|skip|disable|"
+    r"correct|prevent|handle|restore|upgrade|bump|adapt|switch|drop|delete|clean)(?:e?s)?)\b",
     re.I,
 )
 # Lower-case words one of which every ASCII match of each pattern above contains: an ASCII
@@ -418,8 +422,9 @@ def extract_rationale(body: str | None) -> list[RationaleFact]:
 # -- what a sentence claims, and what the test section says ----------------------------------
 
 _FLUFF = re.compile(
-    r"^(?:(?:this|the) (?:pr|patch|change|commit)(?:\s+(?:is to|aims to|will|tries to|wants to))?"
-    r"\s+|in this pr,?\s+|here,?\s+|currently,?\s+|previously,?\s+|as (?:a )?result,?\s+|"
+    r"^(?:(?:this|the) (?:pr|pull request|patch|change|commit)"
+    r"(?:\s+(?:is to|aims to|will|tries to|wants to))?\s+|"
+    r"in this pr,?\s+|here,?\s+|currently,?\s+|previously,?\s+|as (?:a )?result,?\s+|"
     r"(?:the )?root[- ]?cause(?: is)?(?: that)?:?\s+|(?:motivation|purpose|background|problem|"
     r"fix|bug|issue|why)\s*:\s*|we\s+(?=(?:fix|add|remove|change|make|use|avoid|support)\w*\b)|"
     r"so\s+(?=\w)|and\s+|yes[,.:;!—–-]*\s+)",

@@ -75,6 +75,29 @@ def _in_results(r: RationaleFact, d: Dossier) -> bool:
     return section is not None and section.name in results
 
 
+_DANGLING = re.compile(  # a last word that wants more, or a clause cut at its comma
+    r"(?:\b(?:by|with|to|of|for|and|or|the|a|an|via|from|in|on|that|which|as|than|by \w+ing)"
+    r"|[,;])$",
+    re.I,
+)
+_ANAPHOR = re.compile(
+    r"^(?:\S+\s+){0,2}(?:that|this|these|those|such|it|them)\b"
+    r"(?<!this)(?!\s+(?:pull request|pr|patch|change|commit)\b)|"
+    r"^(?!fix(?:es)? this\b)(?:\S+\s+){0,2}this\b(?!\s+(?:pull request|pr|patch|change|commit)\b)",
+    re.I,
+)
+
+
+def _fragment(claim: str) -> bool:
+    """A purpose sentence that cannot stand alone in a quote: under five words, ending on a
+    word that wants more ("… by calling"; a claim already cut short ends in "…"), or pointing
+    back early ("splits that ownership"; "This PR …" is the PR itself)."""
+    cut = claim.endswith("…")
+    if len(claim.split()) < 5 or (not cut and _DANGLING.search(claim)):
+        return True
+    return bool(_ANAPHOR.search(claim))
+
+
 def best_rationale(d: Dossier) -> RationaleFact | None:
     """The sentence that says most about why: a root cause, else a symptom that names a severe
     effect, else the motivation — never a measurement or a line of the test results. Of the
@@ -88,6 +111,8 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
                 continue
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
+                continue
+            if kind == "motivation" and _fragment(r.claim):
                 continue
             found.append((rank, -min(spans, 2), r))
     return min(found, key=lambda x: x[:2])[2] if found else None
