@@ -96,7 +96,7 @@ def classify_kind(
     kind, evidence = _stated_kind(tags, subject, files, preset)
     source = [f for f in files if f.role is Role.SOURCE and not f.generated]
     if kind in _UPGRADABLE and _source_dominant(files, source):
-        stated = _code_kind(tags, subject, preset)
+        stated = _title_kind(tags, subject, preset, CODE_KINDS)
         if stated is not None:
             return stated[0], f"{evidence}, but runtime source changed: {stated[1]}"
     if kind not in CODE_KINDS:
@@ -127,15 +127,17 @@ def _source_dominant(files: Sequence[FileFact], source: Sequence[FileFact]) -> b
     return own > 0 and 2 * own >= sum(f.additions + f.deletions for f in files if not f.generated)
 
 
-def _code_kind(tags: Sequence[str], subject: str, preset: Preset) -> tuple[Kind, str] | None:
-    """The first code kind (fix, perf, refactor, feature) a title tag or word states."""
+def _title_kind(
+    tags: Sequence[str], subject: str, preset: Preset, kinds: Sequence[Kind] | None = None
+) -> tuple[Kind, str] | None:
+    """The first kind a title tag, then a title word, states (of ``kinds`` when given)."""
     for tag in tags:
         rule = preset.tag_rule(tag)
-        if rule is not None and rule.kind in CODE_KINDS:
+        if rule is not None and rule.kind is not None and (kinds is None or rule.kind in kinds):
             return rule.kind, f"title tag [{tag}]"
     for kind, pattern in _TITLE_WORDS:
-        match = pattern.search(subject)
-        if match and kind in CODE_KINDS:
+        match = pattern.search(subject) if kinds is None or kind in kinds else None
+        if match:
             return kind, f"title word '{match.group(0)}'"
     return None
 
@@ -154,14 +156,9 @@ def _stated_kind(
     tags: Sequence[str], subject: str, files: Sequence[FileFact], preset: Preset
 ) -> tuple[Kind, str]:
     """The kind the title says (tag, then wording), else the files' roles, else feature."""
-    for tag in tags:
-        rule = preset.tag_rule(tag)
-        if rule is not None and rule.kind is not None:
-            return rule.kind, f"title tag [{tag}]"
-    for kind, pattern in _TITLE_WORDS:
-        match = pattern.search(subject)
-        if match:
-            return kind, f"title word '{match.group(0)}'"
+    stated = _title_kind(tags, subject, preset)
+    if stated is not None:
+        return stated
     roles = {f.role for f in files}
     for role, kind in (
         (Role.DOCS, Kind.DOCS),

@@ -188,7 +188,7 @@ class LLMWriter:
 
     @property
     def one_style_text(self) -> str:
-        """One close-read example, for a worth-reading entry (a must-read one gets three)."""
+        """One close-read example, for a worth-reading entry (a must-read one gets all)."""
         return format_examples(pick_examples(self.style or default_reference(), count=1))
 
     def _style_for(self, level: Level) -> str:

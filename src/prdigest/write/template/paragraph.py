@@ -116,14 +116,11 @@ def _others_by_named_tests(
     variants: dict[frozenset[str], list[OtherFiles]] = {}
     scratches = []
     for skip in keys:  # each from the same state: what one names must not hide a file from another
-        scratch = Cited(refs=dict(cited.refs), ids=list(cited.ids))
+        scratch = cited.copy()
         variants[skip] = other_files(d, p, scratch, skip=skip)
         scratches.append(scratch)
     for scratch in scratches:
-        for name, ref in scratch.refs.items():
-            cited.refs.setdefault(name, ref)
-        for fact_id in scratch.ids:
-            cited.fact(fact_id)
+        cited.merge(scratch)
     return variants, tests
 
 
@@ -295,9 +292,11 @@ class _Draft:
 def _add_long_edit(draft: _Draft, d: Dossier, p: Phrases, cited: Cited, most: int) -> None:
     """A long rewrite as a last focus point, in its fullest wording that still fits (cited only
     when said): the room a short paragraph has left."""
-    scratch = Cited(refs=dict(cited.refs), ids=list(cited.ids))
+    if len(draft.wordings) >= most:
+        return
+    scratch = cited.copy()
     point = long_edit_point(d, p, scratch)
-    if point is None or len(draft.wordings) >= most:
+    if point is None:
         return
     draft.wordings.append(list(point.texts))
     draft.at.append(0)
@@ -307,10 +306,7 @@ def _add_long_edit(draft: _Draft, d: Dossier, p: Phrases, cited: Cited, most: in
             draft.at.pop()
             return
         draft.at[-1] += 1
-    for name, ref in scratch.refs.items():
-        cited.refs.setdefault(name, ref)
-    for fact_id in scratch.ids:
-        cited.fact(fact_id)
+    cited.merge(scratch)
 
 
 def _trailing_weak(weak: list[bool]) -> int:

@@ -50,6 +50,17 @@ class Cited:
         self.refs.setdefault(name, CodeRef(name=name, path=path, line=line))
         return code(name)
 
+    def copy(self) -> Cited:
+        """A scratch copy: what a wording that may not be said cites, kept apart until it is."""
+        return Cited(refs=dict(self.refs), ids=list(self.ids))
+
+    def merge(self, other: Cited) -> None:
+        """Take over what ``other`` (a copy of this one) cited beyond it."""
+        for name, ref in other.refs.items():
+            self.refs.setdefault(name, ref)
+        for fact_id in other.ids:
+            self.fact(fact_id)
+
 
 class Phrases:
     """Phrase lookup for one language and one PR (the PR number seeds the variant choice).

@@ -80,10 +80,10 @@ _DANGLING = re.compile(  # a last word that wants more, or a clause cut at its c
     r"|[,;])$",
     re.I,
 )
-_ANAPHOR = re.compile(
-    r"^(?:\S+\s+){0,2}(?:that|this|these|those|such|it|them)\b"
-    r"(?<!this)(?!\s+(?:pull request|pr|patch|change|commit)\b)|"
-    r"^(?!fix(?:es)? this\b)(?:\S+\s+){0,2}this\b(?!\s+(?:pull request|pr|patch|change|commit)\b)",
+_NOT_THE_PR = r"\b(?!\s+(?:pull request|pr|patch|change|commit)\b)"  # "this PR" is no pointer
+_ANAPHOR = re.compile(  # a pointer back in the first three words ("Fix this by …" is fine)
+    rf"^(?:\S+\s+){{0,2}}(?:that|these|those|such|it|them){_NOT_THE_PR}|"
+    rf"^(?!fix(?:es)? this\b)(?:\S+\s+){{0,2}}this{_NOT_THE_PR}",
     re.I,
 )
 
