@@ -74,6 +74,27 @@ def loaded_store(store: Store, records: list[PullRequest]) -> Store:
     return store
 
 
+def says(text: str, section: str, key: str, lang: str = "zh", **values: object) -> bool:
+    """Whether ``text`` holds one of the phrasebook's variants of ``[template.section] key``:
+    formatted with ``values`` when given (spaced as the writer spaces Chinese and Latin text),
+    else with any text in its placeholders."""
+    import re
+
+    from prdigest.core.locale import locale
+    from prdigest.write.template import space_cjk
+
+    phrase = locale(lang).template[section][key]
+    for variant in phrase if isinstance(phrase, list) else [phrase]:
+        if values:
+            if space_cjk(variant.format(**values)) in space_cjk(text):
+                return True
+            continue
+        pattern = ".*?".join(re.escape(part) for part in re.split(r"\{\w+\}", variant))
+        if re.search(pattern, text):
+            return True
+    return False
+
+
 def make_pr(number: int = 1, **fields: object) -> PullRequest:
     """A minimal valid record for literal tests; ``fields`` override or add record fields."""
     data: dict[str, object] = {

@@ -14,7 +14,7 @@ from prdigest.write.template import TemplateWriter, space_cjk, title_for
 from prdigest.write.template.focus import other_files, render_other_files, unnamed_files
 from prdigest.write.template.phrases import Cited, Phrases
 
-from conftest import load_fixture
+from conftest import load_fixture, says
 
 
 def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
@@ -118,7 +118,7 @@ def test_known_facts_surface(written: dict[tuple[int, str], tuple[Level, str | N
     assert "`VLLM_DEEPEP_V2_COMBINE_OVERLAP`" in (deepep[1] or "")  # stale description caught
     assert deepep[2].endswith("ITL -5~9%")
     assert "`awaiting_kvs`" in (written[(56640, "zh")][1] or "")
-    assert "测试一栏为空" in (written[(56366, "zh")][1] or "")
+    assert says(written[(56366, "zh")][1] or "", "followup", "empty_test_result")
 
 
 def test_deterministic(dossiers: dict[int, Dossier]) -> None:
@@ -660,4 +660,4 @@ def test_a_tiny_change_without_runtime_code_says_both() -> None:
     d = analyze(pr, load_preset(pr.repo))
     skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
     paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
-    assert "改动只有 1 行，只改了 CI，不涉及运行时代码" in paragraph, paragraph
+    assert says(paragraph, "why", "small_no_source", lines=1, roles="CI"), paragraph

@@ -55,7 +55,7 @@ from prdigest.core.records import PullRequest
 from prdigest.store import Store, content_hash
 from prdigest.triage import assess, rank, select, triage_version
 from prdigest.write import Writer, WriteRequest, same_day
-from prdigest.write.template import TemplateWriter, repeated, sentences
+from prdigest.write.template import TemplateWriter, repeated, says_all, sentences
 
 Progress = Callable[[int, int], None]
 
@@ -382,7 +382,7 @@ def _write(run: _Window, writer: Writer, triaged: dict[int, Triaged], chosen: se
     return written
 
 
-VARIANT_TRIES = 8  # other phrase variants tried for an entry that repeats a sentence
+VARIANT_TRIES = 24  # other phrase variants tried for an entry that repeats a phrase (~1 ms each)
 
 
 def _vary_repeats(
@@ -418,7 +418,7 @@ def _least_repeating(
     writer: TemplateWriter, request: WriteRequest, first: Entry, said: set[str], lang: str
 ) -> Entry:
     """``first`` or the entry of ``request`` with the phrase variants that repeat fewest of
-    ``said`` (the first of them)."""
+    ``said`` (the first of them) and still say every name and quote ``first`` says."""
     number = request.dossier.number
     best, fewest = first, len(repeated(first.paragraph, said, lang))
     for variant in range(1, VARIANT_TRIES + 1):
@@ -426,7 +426,7 @@ def _least_repeating(
             break
         entry = writer.write_batch([replace(request, variant=variant)], lang=lang).entries[number]
         count = len(repeated(entry.paragraph, said, lang))
-        if count < fewest:
+        if count < fewest and says_all(entry.paragraph, first.paragraph):
             best, fewest = entry, count
     return best
 

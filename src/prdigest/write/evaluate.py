@@ -15,6 +15,9 @@ and the ``--format json`` output of ``prdigest digest``. Measures, per entry and
 * title Chinese share — Chinese characters of a generated title over its characters other than
   spaces (the example digests' titles: 50–59 %), the mean over the mapped entries and over every
   title of the generated digest.
+* repeated phrases — phrases of the generated digest's paragraphs (in digest order) that an
+  earlier paragraph said in the same words, quoted text, code names and numbers aside (the
+  template writer's :func:`~prdigest.write.template.repeats`; target 0);
 * with the PR records (``grounds``): false-claim candidates — sentences of the generated entry
   that the verifier cannot tie to the record (an unknown name, path, login or figure, an
   unsupported comparative or reviewer attribution) — and whether the title keeps the language
@@ -38,6 +41,7 @@ from prdigest.core.models import Level
 from prdigest.write.llm.repair import sentences
 from prdigest.write.llm.style import Reference, ReferenceEntry
 from prdigest.write.llm.verify import Grounds, title_form, unsupported
+from prdigest.write.template import repeats
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"(?<![\w`/.])@([A-Za-z0-9][A-Za-z0-9-]{0,38})")
@@ -82,6 +86,7 @@ class EvalReport:
     title_chinese_all: float | None = None  # mean over every title of the generated digest
     false_claims: int | None = None  # candidates over all entries (None: no records given)
     titles_ok: float | None = None  # share of titles that keep the language and length rules
+    repeated_phrases: tuple[str, ...] = ()  # phrases the digest says again (module doc)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,10 +102,12 @@ class EvalReport:
                 "title_chinese_all": self.title_chinese_all,
                 "false_claims": self.false_claims,
                 "titles_ok": self.titles_ok,
+                "repeated_phrases": len(self.repeated_phrases),
             },
             "entries": [asdict(e) for e in self.entries],
             "unmapped": list(self.unmapped),
             "missing": list(self.missing),
+            "repeated_phrases": list(self.repeated_phrases),
         }
 
 
@@ -248,6 +255,12 @@ def evaluate(
         title_chinese_all=_mean([chinese_share(t) for t in all_titles if t]),
         false_claims=sum(len(s.false_claims) for s in scores) if grounds else None,
         titles_ok=_ratio(sum(1 for s in checked if s.title_ok), len(checked)),
+        repeated_phrases=tuple(
+            repeats(
+                [(item.get("entry") or {}).get("paragraph") for item in generated.get("prs", [])],
+                lang,
+            )
+        ),
     )
 
 
@@ -332,6 +345,8 @@ def format_table(report: EvalReport) -> str:
         )
         for s in report.entries:
             rows += [f"  #{s.number} claim? {claim}" for claim in s.false_claims]
+    rows.append(f"phrases said again in the digest {len(report.repeated_phrases)}")
+    rows += [f"  again: {phrase}" for phrase in report.repeated_phrases]
     if report.unmapped:
         rows.append(f"not mapped: {len(report.unmapped)} reference entr(ies)")
     if report.missing:

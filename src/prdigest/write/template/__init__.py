@@ -25,12 +25,25 @@ from prdigest.write.template.paragraph import paragraph_for
 from prdigest.write.template.phrases import space_cjk
 from prdigest.write.template.title import title_for
 
-TEMPLATE_VERSION = "template/16"
+TEMPLATE_VERSION = "template/17"
 
-__all__ = ["TEMPLATE_VERSION", "TemplateWriter", "repeated", "sentences", "space_cjk", "title_for"]
+__all__ = [
+    "TEMPLATE_VERSION",
+    "TemplateWriter",
+    "repeated",
+    "repeats",
+    "says_all",
+    "sentences",
+    "space_cjk",
+    "title_for",
+]
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
+_CLAUSE_END = re.compile(r"(?<=[；;])")
 MIN_SENTENCE = 12  # characters: a shorter sentence ("需要留意。") may repeat
+# what differs between two firings of one phrase: quoted PR text, code names, numbers
+_SAID = r"「[^」]*」|“[^”]*”|\"[^\"]*\"|`[^`]*`"
+_FILLED = re.compile(_SAID + r"|\d+(?:[.,]\d+)*")
 
 
 @functools.cache
@@ -40,18 +53,58 @@ def _verdict_sentences(lang: str) -> frozenset[str]:
     return frozenset(words.levels[level].phrase + words.writing.stop for level in Level)
 
 
+@functools.cache
+def _followup_leads(lang: str) -> tuple[str, ...]:
+    leads = locale(lang).template["followup"]["lead"]
+    return tuple(leads) if isinstance(leads, list) else (leads,)
+
+
+def _clauses(sentence: str, lang: str) -> list[str]:
+    """A follow-up sentence ("后续建议：A；B。") as its clauses without the lead: each clause is
+    a phrase of its own, whichever lead opened it."""
+    lead = next((x for x in _followup_leads(lang) if sentence.startswith(x)), None)
+    if lead is None:
+        return [sentence]
+    return [c.strip() for c in _CLAUSE_END.split(sentence[len(lead) :]) if c.strip()]
+
+
 def sentences(paragraph: str | None, lang: str) -> set[str]:
-    """The sentences of a paragraph that a digest should not say twice: all but a short one and
-    a verdict phrase said alone (the level's own words, the same for every PR of the level)."""
+    """The phrases of a paragraph that a digest should not say twice, each as its wording with
+    the quoted text, code names and numbers it was filled with masked (two PRs whose bodies
+    are quoted by the same words repeat the words); all but a short sentence and a verdict
+    phrase said alone (the level's own words, the same for every PR of the level)."""
     verdicts = _verdict_sentences(lang)
-    parts = (s.strip() for s in _SENTENCE_END.split(paragraph or ""))
-    return {s for s in parts if len(s) >= MIN_SENTENCE and s not in verdicts}
+    found = set()
+    for sentence in (s.strip() for s in _SENTENCE_END.split(paragraph or "")):
+        if len(sentence) < MIN_SENTENCE or sentence in verdicts:
+            continue
+        for clause in _clauses(sentence, lang):
+            if len(clause) >= MIN_SENTENCE:  # a clause ends with "；" or the sentence's stop
+                found.add(_FILLED.sub("…", clause).rstrip("。！？!?；;."))
+    return found
 
 
 def repeated(paragraph: str | None, said: set[str], lang: str) -> set[str]:
-    """The sentences of ``paragraph`` that ``said`` (the entries before it) already has: two
+    """The phrases of ``paragraph`` that ``said`` (the entries before it) already has: two
     PRs of one area and level open alike when their numbers pick the same variants."""
     return sentences(paragraph, lang) & said
+
+
+def says_all(paragraph: str | None, other: str | None) -> bool:
+    """Whether ``paragraph`` says every code name and quote ``other`` says: a rewording that
+    keeps its content (another variant whose length made a quote go does not)."""
+    return set(re.findall(_SAID, other or "")) <= set(re.findall(_SAID, paragraph or ""))
+
+
+def repeats(paragraphs: Sequence[str | None], lang: str) -> list[str]:
+    """The phrases that ``paragraphs`` (one digest's, in order) say again, once per repeat."""
+    said: set[str] = set()
+    again: list[str] = []
+    for paragraph in paragraphs:
+        own = sentences(paragraph, lang)
+        again += sorted(own & said)
+        said |= own
+    return again
 
 
 @dataclass(frozen=True)
