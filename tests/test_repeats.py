@@ -86,7 +86,9 @@ def test_a_phrase_repeats_whatever_quote_code_or_number_fills_it() -> None:
     one = "值得选读。需要留意：测试一栏为空或写明未测试，合入后需自行验证。"
     assert len(repeated(one, sentences(two, "zh"), "zh")) == 1
     # the level's phrase said alone, and short sentences, may repeat
-    assert not repeated("值得选读。描述里说「x」。", sentences("值得选读。描述里说「y」。", "zh"), "zh")
+    assert not repeated(
+        "值得选读。描述里说「x」。", sentences("值得选读。描述里说「y」。", "zh"), "zh"
+    )
     assert sentences("值得选读。", "zh") == set()
 
 
