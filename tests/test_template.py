@@ -271,6 +271,48 @@ def test_a_title_that_would_stay_english_is_labelled_not_half_translated(
     assert title.count("：") == 1  # never two prefixes
 
 
+@pytest.mark.parametrize(
+    ("subject", "half"),
+    [
+        # each would come out as the half translation on the right without the check
+        ("Fix for transmit kv block failure", "修复 transmit KV 块失败的"),  # a dangling 的
+        ("Fix the previously skipped warmup step", "修复 previously skipped 预热步骤"),
+        (
+            "Fix hang when enabling prefix cache on decode nodes",
+            "修复 decode 节点上的 enabling 前缀缓存时的卡死",
+        ),
+        ("Fix draft model misidentified as MoE", "修复草稿模型 misidentified，作为 MoE"),
+        ("Fix an error raised by the FIA shape check", "通过 FIA 形状检查修复报错 raised"),
+    ],
+)
+def test_a_half_translation_is_said_as_the_labelled_english_subject(
+    dossiers: dict[int, Dossier], subject: str, half: str
+) -> None:
+    from prdigest.write.template import title as titles
+
+    d = _retitled(dossiers[56104], subject, "fix")
+    assert title_for(d, "zh") == f"【修复】{subject}"
+    p = Phrases("zh", d.number)
+    rendered = titles.translate_subject(subject, d.kind, p)
+    assert rendered is None
+    assert titles.half_translated(half, subject, p)
+
+
+def test_english_terms_and_balanced_quotes_are_not_a_half_translation() -> None:
+    from prdigest.write.template.title import half_translated
+
+    p = Phrases("zh", 1)
+    # a gerund or participle used as a term (no conjunction or "is" before it) stays
+    assert not half_translated(
+        "修复ViT编码器的padding处理", "Fix padding handling for ViT encoder", p
+    )
+    assert not half_translated("移除paged注意力", "Remove paged attention", p)
+    # a quoted config name is whole; a quote around translated words is not
+    assert not half_translated('新增GLM5的"enable_dsa_cp"配置', 'Add "enable_dsa_cp" config', p)
+    assert half_translated('回滚ViT图"的"修复padding', 'Revert "Fix padding for ViT"', p)
+    assert half_translated("新增SP关闭.“时的", "Fix output when SP is off", p)
+
+
 def test_a_fix_title_says_the_symptom_the_body_names(dossiers: dict[int, Dossier]) -> None:
     d = dossiers[56640]  # the body says the requests never finish and their KV blocks leak
     assert title_for(d, "zh") == "修复 full-prefix-hit 请求从不结束时的 KV 泄漏"

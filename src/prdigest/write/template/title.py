@@ -6,7 +6,9 @@ word by word through the glossary (``[glossary.title]``: recurring terms and the
 form; code names, versions and product names kept as written), prepositional phrases moved
 before the word they qualify ("X for Y" → "Y 的 X"), and the effect: a relative figure of a
 performance metric the body claims, or — for a fix — the symptom the body names (crash, hang,
-leak, OOM, wrong output …). A title that would stay mostly English is written as
+leak, OOM, wrong output …). A title that would stay mostly English, or whose rendering shows
+the grammar did not carry over (:func:`half_translated`: a dangling particle, quotes around
+translated words, an English adverb, gerund or participle left standing), is written as
 ``【修复】English subject`` instead of a half translation; the PR's own title is shown by the
 markdown and html formats, so nothing is lost. Never two prefixes.
 
@@ -197,7 +199,53 @@ def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
     unknown = sum(r.unknown for r in rendered)
     if unknown > MAX_UNKNOWN_SHARE * max(1, known + unknown):
         return None
-    return p.word("title", "clause_sep").join(r.text for r in rendered)
+    text = p.word("title", "clause_sep").join(r.text for r in rendered)
+    return None if half_translated(text, subject, p) else text
+
+
+# English left in a rendered title that shows the grammar was not carried over: an adverb
+# ("previously"), a gerund after a conjunction or preposition ("when enabling X"), a participle
+# after "is" or before its preposition ("misidentified as"); the words are looked up in the
+# subject, where the grammar is, and must still stand in the text.
+_ADVERB = re.compile(
+    r"(?<![A-Za-z0-9_`./-])[a-z]{2,}(?:ously|ively|ally|ently|antly|arily|ately|ectly|itly|edly)"
+    r"(?![A-Za-z0-9_`./(-])"
+)
+_GERUND = re.compile(
+    r"\b(?:when|by|without|while|after|before|for|from|on)\s+([a-z]{3,}ing)\b", re.I
+)
+_PARTICIPLE = re.compile(
+    r"\b(?:is|are|was|were|be|been|being)\s+([a-z]{3,}ed)\b"
+    r"|\b([a-z]{3,}ed)\s+(?:by|as|for|on|to|in|with|during)\b",
+    re.I,
+)
+_QUOTE = re.compile(r"[\"“”]")
+_QUOTED_CJK = re.compile(r"[\"“][^\"”]*[\u3400-\u9fff][^\"”]*[\"”]")
+
+
+def half_translated(text: str, subject: str, p: Phrases) -> bool:
+    """Whether a rendered title reads as a half translation, better said as the English
+    subject: it ends on a dangling particle ("…失败的"), its quotes are unbalanced or wrap
+    translated words, or English grammar words stayed in it (see above)."""
+    plain = re.sub(r"`[^`]*`", "", text).rstrip()
+    dangling = p.word("title", "dangling")
+    if dangling and plain.endswith(dangling):
+        return True
+    quotes = _QUOTE.findall(plain)
+    if len(quotes) % 2 or ("“" in plain) != ("”" in plain) or _QUOTED_CJK.search(plain):
+        return True
+    terms = p.locale.glossary.get("title", {}).keys() | p.locale.glossary.get("term", {}).keys()
+    if any(w.lower() not in terms for w in _ADVERB.findall(plain)):
+        return True
+    left = [m.group(1) for m in _GERUND.finditer(subject)] + [
+        m.group(1) or m.group(2) for m in _PARTICIPLE.finditer(subject)
+    ]
+    return any(
+        w.lower() not in terms
+        and w.lower() not in PARTICIPLES
+        and re.search(rf"(?<![A-Za-z0-9_`./-]){re.escape(w)}(?![A-Za-z0-9_`./(-])", plain)
+        for w in left
+    )
 
 
 def _leading_manner(tokens: list[str], verbs: dict[str, str], p: Phrases) -> tuple[str, list[str]]:
