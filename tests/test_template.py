@@ -242,6 +242,11 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "用 PluggableLayer 替换 BailingMoELinearAttention monkey-patching",
         ),
         ("Render bold text correctly in Chinese docs", "docs", "正确渲染中文文档中的加粗文本"),
+        # lead verbs of real CI and refactor titles that the phrasebook once lacked
+        ("Prebuild missing kernels on CPU runners", "ci", "预构建 CPU runner 上的缺失的算子"),
+        ("Summarize failed unit tests in the job log", "ci", "汇总任务日志中的失败的单测"),
+        # a noun first is not a verb: the kind's verb leads it
+        ("xmask feature for the combine operator", "fix", "修复合并算子的 xmask 特性"),
         (
             "Update startup configuration to disable npugraph_ex",
             "docs",
@@ -283,6 +288,8 @@ def test_a_title_that_would_stay_english_is_labelled_not_half_translated(
         ),
         ("Fix draft model misidentified as MoE", "修复草稿模型 misidentified，作为 MoE"),
         ("Fix an error raised by the FIA shape check", "通过 FIA 形状检查修复报错 raised"),
+        # a lead verb the phrasebook lacks: the kind's verb went before it
+        ("Reshuffle the expert map for EPLB", "修复 EPLB 的 Reshuffle 专家映射"),
     ],
 )
 def test_a_half_translation_is_said_as_the_labelled_english_subject(

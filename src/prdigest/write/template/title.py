@@ -205,8 +205,9 @@ def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
 
 # English left in a rendered title that shows the grammar was not carried over: an adverb
 # ("previously"), a gerund after a conjunction or preposition ("when enabling X"), a participle
-# after "is" or before its preposition ("misidentified as"); the words are looked up in the
-# subject, where the grammar is, and must still stand in the text.
+# after "is" or before its preposition ("misidentified as"), a lead verb the phrasebook lacks;
+# the words are looked up in the subject, where the grammar is, and must still stand in the
+# text (a glossary term is translated or kept on purpose).
 _ADVERB = re.compile(
     r"(?<![A-Za-z0-9_`./-])[a-z]{2,}(?:ously|ively|ally|ently|antly|arily|ately|ectly|itly|edly)"
     r"(?![A-Za-z0-9_`./(-])"
@@ -219,6 +220,9 @@ _PARTICIPLE = re.compile(
     r"|\b([a-z]{3,}ed)\s+(?:by|as|for|on|to|in|with|during)\b",
     re.I,
 )
+# a subject's first word that reads as a verb: Capitalised ("Prebuild", "Auto-update") or with
+# a verb's ending ("summarize")
+_LEAD_WORD = re.compile(r"[A-Z][a-z]+(?:-[A-Za-z][a-z]+)*|[a-z]+(?:ize|ise|ify|ate)")
 _QUOTE = re.compile(r"[\"“”]")
 _QUOTED_CJK = re.compile(r"[\"“][^\"”]*[\u3400-\u9fff][^\"”]*[\"”]")
 
@@ -240,6 +244,13 @@ def half_translated(text: str, subject: str, p: Phrases) -> bool:
     left = [m.group(1) for m in _GERUND.finditer(subject)] + [
         m.group(1) or m.group(2) for m in _PARTICIPLE.finditer(subject)
     ]
+    lead = _TOKEN.findall(subject)[:1]
+    if (
+        lead
+        and _LEAD_WORD.fullmatch(lead[0])
+        and lead[0].lower() not in p.book.get("lead_verb", {})
+    ):
+        left.append(lead[0])  # a verb the phrasebook lacks: the kind's verb went before it
     return any(
         w.lower() not in terms
         and w.lower() not in PARTICIPLES
