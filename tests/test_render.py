@@ -86,6 +86,17 @@ def test_markdown_links_code_names_to_the_merge_commit(loaded_store: Store) -> N
     assert "## 其他合并" in md and "本摘要是精选" in md
 
 
+def test_markdown_shows_the_prs_own_title_beside_a_translated_one(loaded_store: Store) -> None:
+    digest = digest_of(loaded_store, "2026-06-10")
+    md = render(digest, "markdown").decode()
+    for item in [*digest.selected, *(i for g in digest.others for i in g.items)]:
+        own = escape(item.pr.title)
+        assert (f"原标题：{own}" in md) is (item.entry.title != item.pr.title), item.pr.number
+        assert md.count(f"原标题：{own}") <= 1
+    english = render(digest_of(loaded_store, "2026-06-10", lang="en"), "markdown").decode()
+    assert "original title" not in english  # English titles are the PRs' own subjects
+
+
 def test_markdown_defuses_hostile_pr_text(store: Store) -> None:
     hostile = make_pr(
         number=9,

@@ -1,4 +1,5 @@
-"""Markdown: header with window and counts, one section per selected PR, then "其他合并".
+"""Markdown: header with window and counts, one section per selected PR, then "其他合并"; where
+an entry's title is a translated headline, the PR's own title is shown beside it.
 
 PR-derived text (titles, logins, names quoted in entries) is untrusted: Markdown control
 characters are escaped outside code spans — only those that could start markup, so ``(1)`` stays
@@ -166,12 +167,24 @@ def fallback_line(digest: Digest) -> str:
     )
 
 
+def _original(item: DigestItem, digest: Digest) -> str | None:
+    """The PR's own title where the entry's title is a headline in the digest's language (an
+    untranslated one is the PR's own subject)."""
+    original = one_line(item.pr.title)
+    words = locale(digest.lang)
+    if not words.writing.translate_titles or original == one_line(item.entry.title):
+        return None
+    return f"{words.say('markdown', 'original')}{words.writing.colon}{escape(original)}"
+
+
 def _selected(digest: Digest) -> list[str]:
     lines: list[str] = []
     for index, item in enumerate(digest.selected, start=1):
+        original = _original(item, digest)
         lines += [
             f"## {index}. [{escape(item.entry.title)}]({_pr_link(item)})",
             "",
+            *([f"*{original}*", ""] if original else []),
             _meta(item, digest),
             "",
         ]
@@ -190,9 +203,11 @@ def _others(digest: Digest) -> list[str]:
         for item in group.items:
             label = words.label(item.assessment.level)
             author = f" · {person(item.pr.author)}" if item.pr.author else ""
+            original = _original(item, digest)
             lines.append(
                 f"- [#{item.pr.number}]({_pr_link(item)}) {escape(item.entry.title)}"
                 f"{author} · +{item.pr.additions}/−{item.pr.deletions} · {label}"
+                + (f" · {original}" if original else "")
             )
         lines.append("")
     return lines
