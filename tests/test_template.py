@@ -710,3 +710,60 @@ def test_a_tiny_change_without_runtime_code_says_both() -> None:
     skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
     paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
     assert says(paragraph, "why", "small_no_source", lines=1, roles="CI"), paragraph
+
+
+def _summary_of(body: str, title: str = "[Misc] Tidy the store loader") -> str | None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.why import summary_sentence
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(title=title, body=body, files=[file_patch("vllm/x.py", ["a = 2"], ["a = 1"])])
+    found = summary_sentence(analyze(pr, load_preset(pr.repo)))
+    return found[1] if found else None
+
+
+def test_a_body_without_a_reason_is_summarised_by_its_first_telling_sentence() -> None:
+    """The purpose section's first sentence that says more than the title, standing alone; not
+    a pointer to another PR, a thank-you, a command line or the title again."""
+    body = (
+        "## Purpose\n"
+        "Tidy up the store loader code here.\n\n"  # the title again
+        "Same to https://github.com/o/r/pull/7 for the release branch.\n\n"
+        "Thanks to @bob for the first draft of this loader.\n\n"
+        "vllm serve /model --port 8000 --max-model-len 4096 for the check\n\n"
+        "The loader now reads each shard once and keeps the index in memory between calls.\n"
+        "## Test Plan\n"
+        "pytest tests/test_loader.py\n"
+    )
+    assert _summary_of(body, title="[Misc] Tidy up the store loader code") == (
+        "The loader now reads each shard once and keeps the index in memory between calls"
+    )
+    # only the purpose section: a test or result line is no summary
+    assert (
+        _summary_of("## Test Plan\nThe loader now reads each shard once in the new test.\n") is None
+    )
+
+
+def test_a_summary_is_said_only_where_the_body_gives_no_reason_and_room_is_left() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    purpose = "The loader now reads each shard once and keeps the index in memory between calls."
+    skim = Assessment("vllm-project/vllm", 1, Level.SKIM, 1.0, (), None, None)
+    for reason, said in (
+        ("", True),
+        (" This avoids an OOM because shards were read twice.", False),
+    ):
+        pr = make_pr(
+            title="[Misc] Tidy the store loader",
+            body=f"## Purpose\n{purpose}{reason}\n",
+            files=[file_patch("vllm/loader.py", ["def load():", "    return 2"], ["x = 1"])],
+        )
+        d = analyze(pr, load_preset(pr.repo))
+        paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+        assert ("reads each shard once" in paragraph) is said, paragraph
+        assert len(paragraph) <= 450

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -388,6 +389,16 @@ def _rationale_kind(sentence: str) -> str | None:
     return "motivation" if says(_MOTIVATION, _MOTIVATION_WORDS) else None
 
 
+def prose_sentences(text: str | None) -> Iterator[tuple[int, str]]:
+    """(line number, sentence) of the prose of a body or section, in order (see
+    :func:`_prose`); sentences under 20 characters are left out."""
+    for paragraph in _prose(text):
+        for sentence in _SENTENCE_END.split(paragraph.text):
+            sentence = sentence.strip()
+            if len(sentence) >= 20:
+                yield paragraph.number, sentence
+
+
 def extract_rationale(body: str | None) -> list[RationaleFact]:
     """Sentences of the body's prose that state a root cause, a symptom or the motivation.
 
@@ -396,26 +407,24 @@ def extract_rationale(body: str | None) -> list[RationaleFact]:
     """
     found: list[RationaleFact] = []
     seen: set[str] = set()
-    for paragraph in _prose(body):
-        for sentence in _SENTENCE_END.split(paragraph.text):
-            sentence = sentence.strip()
-            if len(sentence) < 20 or sentence in seen:
-                continue
-            kind = _rationale_kind(sentence)
-            if kind is None:
-                continue
-            seen.add(sentence)
-            found.append(
-                RationaleFact(
-                    id=f"r{len(found) + 1}",
-                    provenance=Provenance(kind="body", ref="body", line=paragraph.number),
-                    kind=kind,
-                    text=_clip(sentence, 300),
-                    claim=reduce_claim(sentence),
-                )
+    for line, sentence in prose_sentences(body):
+        if sentence in seen:
+            continue
+        kind = _rationale_kind(sentence)
+        if kind is None:
+            continue
+        seen.add(sentence)
+        found.append(
+            RationaleFact(
+                id=f"r{len(found) + 1}",
+                provenance=Provenance(kind="body", ref="body", line=line),
+                kind=kind,
+                text=_clip(sentence, 300),
+                claim=reduce_claim(sentence),
             )
-            if len(found) >= MAX_RATIONALE:
-                return found
+        )
+        if len(found) >= MAX_RATIONALE:
+            return found
     return found
 
 

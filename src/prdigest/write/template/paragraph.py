@@ -31,7 +31,7 @@ from prdigest.write.template.focus import (
 )
 from prdigest.write.template.followups import render_followups, weighed_followups
 from prdigest.write.template.phrases import Cited, Phrases, code
-from prdigest.write.template.why import render_why, why_parts
+from prdigest.write.template.why import render_why, summary_part, why_parts
 
 SMALL_LINES = 30  # "only N lines" is said up to this size
 
@@ -309,6 +309,20 @@ def _add_long_edit(draft: _Draft, d: Dossier, p: Phrases, cited: Cited, most: in
     cited.merge(scratch)
 
 
+def _add_summary(draft: _Draft, d: Dossier, p: Phrases, cited: Cited) -> None:
+    """What the body says the change does, before the rest of the why, where a paragraph whose
+    PR gives no reason has room left for it (cited only when said)."""
+    scratch = cited.copy()
+    summary = summary_part(d, p, scratch)
+    if summary is None:
+        return
+    draft.why.insert(0, summary)
+    if draft.fits():
+        cited.merge(scratch)
+    else:
+        draft.why.pop(0)
+
+
 def _trailing_weak(weak: list[bool]) -> int:
     """How many follow-ups at the end of the list are weak ones."""
     count = 0
@@ -357,6 +371,7 @@ def paragraph_for(
     if draft.fits():
         draft.regrow()
         _add_long_edit(draft, d, p, cited, MAX_POINTS[deep])
+        _add_summary(draft, d, p, cited)
     hard = bounds.paragraph_hard_max if deep else limit
     while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):
         (draft.discussion or draft.followups or draft.why).pop()

@@ -1,6 +1,7 @@
 """The why of a PR, deterministically: the body's root cause or purpose reduced to its claim,
 the before → after figures it reports, the design ideas the diff shows, and the user-facing
-change it states.
+change it states; for a body that gives no reason, where the paragraph has room, what its
+purpose section says the change does (:func:`summary_sentence`).
 
 Nothing here paraphrases: a body sentence is quoted as reduced by ``analyze.body.reduce_claim``
 (code names and figures verbatim), a design idea is said only where a design fact of its
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from prdigest.analyze.body import SEVERE
-from prdigest.core.models import DesignFact, Dossier, RationaleFact
+from prdigest.analyze.body import SEVERE, prose_sentences, reduce_claim
+from prdigest.core.models import DesignFact, Dossier, RationaleFact, SectionFact
 from prdigest.write.template.phrases import Cited, Phrases
 
 # design patterns worth a sentence, most telling first (ids of analyze.design.PATTERNS)
@@ -155,6 +156,53 @@ def _design_key(fact: DesignFact) -> str:
     if fact.pattern == "event":
         return "event_test" if fact.in_test else "event"
     return fact.pattern
+
+
+# a first sentence that points elsewhere, thanks people, plans the merge or is a command line
+# says nothing of the change itself
+_ELSEWHERE = re.compile(
+    r"https?://|#\d|\b(?:same (?:as|to)|it is planned|thanks?\b|cherry[- ]pick|follow(?:s|ing)\b|"
+    r"part of|refer to|see (?:also|the)|co-?authored|collaborat|the same\b|todo\b|"
+    r"should be merged)|^\W*(?:vllm|python\d?|pytest|pip|uv|export|bash|git)\s|\s--[a-z]",
+    re.I,
+)
+_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def _title_words(claim: str, subject: str) -> bool:
+    """Whether a sentence says mostly what the title says (its words are the title's)."""
+    words, title = set(_WORD.findall(claim.lower())), set(_WORD.findall(subject.lower()))
+    return not words or len(words & title) >= 0.6 * len(words)
+
+
+def summary_sentence(d: Dossier) -> tuple[SectionFact, str] | None:
+    """For a PR whose body gives no reason: the first sentence of its purpose section that says
+    what the change does beyond its title — at least six words, standing alone, pointing to no
+    other PR or link — reduced to its claim."""
+    for section in d.sections:
+        if section.name != "purpose" or section.empty:
+            continue
+        for _line, sentence in prose_sentences(section.text):
+            claim = reduce_claim(sentence)
+            if len(claim.split()) < 6 or _ELSEWHERE.search(sentence) or _fragment(claim):
+                continue
+            if _MEASUREMENT.search(claim) or _title_words(claim, d.subject):
+                continue
+            return section, claim
+    return None
+
+
+def summary_part(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+    """What the body says the change does, quoted (:func:`summary_sentence`), for a PR whose
+    body gives no reason; said only where the paragraph has room for it."""
+    if best_rationale(d) is not None:
+        return None
+    found = summary_sentence(d)
+    if found is None:
+        return None
+    section, text = found
+    cited.fact(section.id)
+    return p.get("why_body", "note", claim=body_quote(_clip(text, QUOTE_LIMIT), d, cited))
 
 
 def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
