@@ -752,7 +752,7 @@ def test_a_summary_is_said_only_where_the_body_gives_no_reason_and_room_is_left(
 
     from conftest import file_patch, make_pr
 
-    purpose = "The loader now reads each shard once and keeps the index in memory between calls."
+    purpose = "The loader reads each shard once per call now."  # short: Chinese stays the most
     skim = Assessment("vllm-project/vllm", 1, Level.SKIM, 1.0, (), None, None)
     for reason, said in (
         ("", True),
