@@ -245,6 +245,8 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
         # lead verbs of real CI and refactor titles that the phrasebook once lacked
         ("Prebuild missing kernels on CPU runners", "ci", "预构建 CPU runner 上的缺失的算子"),
         ("Summarize failed unit tests in the job log", "ci", "汇总任务日志中的失败的单测"),
+        ("Update the pool guide regarding SSD setup", "docs", "更新关于 SSD 配置的池指南"),
+        ("Tune timeouts for different test scenarios", "ci", "调优不同测试场景的超时"),
         # a noun first is not a verb: the kind's verb leads it
         ("xmask feature for the combine operator", "fix", "修复合并算子的 xmask 特性"),
         (

@@ -397,7 +397,7 @@ def _segments(
     singles = {
         "for", "in", "on", "of", "with", "without", "when", "if", "while", "after", "before",
         "from", "to", "into", "via", "using", "through", "under", "across", "between", "during",
-        "per", "as", "at", "by", "within", "than",
+        "per", "as", "at", "by", "within", "than", "regarding", "about",
     }  # fmt: skip
     out: list[tuple[str | None, list[str]]] = [(None, [])]
     index = 0
