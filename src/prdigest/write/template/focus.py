@@ -442,13 +442,16 @@ NAME_KEYS = ("named", "tested", "titled", "relocated", "introduced", "gone")
 MAX_NAMES_PER_KIND = 6
 
 
-def _names_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
+def _names_point(
+    d: Dossier, p: Phrases, cited: Cited, quoted: frozenset[str] = frozenset()
+) -> Point | None:
     """Identifiers the change is about that no definition names: the ones the body talks
-    about, the ones the new tests exercise too, new ones, gone ones (two kinds at most)."""
+    about, the ones the new tests exercise too, new ones, gone ones (two kinds at most); not
+    the ones the paragraph's quote of the body says (``quoted``)."""
     chosen: dict[str, list[SalientFact]] = {}
     identifiers = {y.name for y in d.salient if y.kind == "identifier"}
     for x in d.salient:
-        if x.kind != "identifier" or x.name in cited.refs:
+        if x.kind != "identifier" or x.name in cited.refs or x.name in quoted:
             continue
         if x.name.startswith("self.") and x.name.rsplit(".", 1)[-1] in identifiers:
             continue  # an attribute chain is said by its attribute, which the change also uses
@@ -584,10 +587,13 @@ def _one(text: str | None) -> Point | None:
 MAX_POINTS = {True: 5, False: 4}  # deep entries, the others; the paragraph's length trims them
 
 
-def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[Point]:
+def focus_points(
+    d: Dossier, a: Assessment, p: Phrases, cited: Cited, quoted: frozenset[str] = frozenset()
+) -> list[Point]:
     """Up to five places to read, the most telling first: what the PR rewrote, the most
-    salient definitions, the new tests, the names the body talks about, new state and knobs;
-    each with its shorter wordings (fewer names), for the paragraph to fit."""
+    salient definitions, the new tests, the names the body talks about (not those its quote
+    says, ``quoted``), new state and knobs; each with its shorter wordings (fewer names), for
+    the paragraph to fit."""
     names = display_names(d.files)
     ranked: list[tuple[float, Point | None]] = [(0, _one(x)) for x in _context_points(d, p, cited)]
     groups = _main_symbols(d)
@@ -598,7 +604,7 @@ def focus_points(d: Dossier, a: Assessment, p: Phrases, cited: Cited) -> list[Po
     if not groups:
         ranked.append((1, _one(_file_point(d, p, cited, names))))
     ranked.append((2, _test_point(d, p, cited)))
-    ranked.append((2 if edit else 1, _names_point(d, p, cited)))
+    ranked.append((2 if edit else 1, _names_point(d, p, cited, quoted)))
     for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):
         ranked.append((3, _signal_point(d, kind, key, p, cited)))
     ranked += [(2, _symbol_point(g, d, p, cited, names)) for g in groups[1:]]

@@ -345,7 +345,10 @@ def paragraph_for(
     bounds = p.locale.bounds
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = Cited()
-    points = focus_points(d, a, p, cited)
+    quoting = Cited()
+    why_parts(d, p, quoting)  # the names the why sentences say: the names point skips them
+    quoted = frozenset(quoting.refs) | {name.lstrip("@") for name in quoting.refs}  # as shown
+    points = focus_points(d, a, p, cited, quoted=quoted)
     verdict, why, shape = _verdict(d, a, p, area), why_parts(d, p, cited), _shape(d, p)
     wordings = [list(x.texts) for x in points]
     others = _others_by_named_tests(d, p, cited, wordings)

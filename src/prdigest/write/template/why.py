@@ -143,13 +143,20 @@ def _said_as(r: RationaleFact) -> str:
     return r.kind
 
 
+MAX_SPAN_END = 130  # a cut inside a code name may run on to its end within this
+
+
 def _clip(text: str, limit: int, whole: int = QUOTE_WHOLE) -> str:
     if len(text) <= max(limit, whole):
         return text
     cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:-")
-    if cut.count("`") % 2:
-        cut = cut[: cut.rfind("`")].rstrip()
-    return cut + "…"
+    opened = cut.rfind("`") if cut.count("`") % 2 else -1
+    if opened < 0 and text[len(cut) :].lstrip().startswith("`"):
+        opened = text.index("`", len(cut))  # the cut word is a code name
+    if opened >= 0:  # keep a code name the cut falls in or before whole if it ends soon
+        end = text.find("`", opened + 1)
+        cut = text[: end + 1] if 0 <= end < MAX_SPAN_END else text[:opened].rstrip()
+    return text if len(cut) >= len(text) else cut + "…"
 
 
 def _design_key(fact: DesignFact) -> str:
