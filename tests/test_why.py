@@ -70,3 +70,29 @@ def test_a_purpose_fragment_is_not_quoted() -> None:
     ):
         body = f"### What this PR does / why we need it?\n\n{sentence}\n"
         assert best_rationale(_dossier(body)) is None, sentence
+
+
+def test_more_verbs_of_the_prs_own_purpose_sentence_and_not_an_also() -> None:
+    for sentence, claim in (
+        ("This PR ports the store hit coordination from the upstream connector.", "ports the"),
+        ("This PR only adds the Triton kernels for the gated delta rule.", "only adds the"),
+        ("This PR backports the streaming parser fix from upstream vLLM.", "backports the"),
+    ):
+        chosen = best_rationale(
+            _dossier(f"### What this PR does / why we need it?\n\n{sentence}\n")
+        )
+        assert chosen is not None and chosen.kind == "motivation", sentence
+        assert chosen.claim.startswith(claim), chosen.claim
+    # a side note ("This PR also …") is not the PR's purpose
+    side = "This PR also updates the profiling guide to match the current tool."
+    assert best_rationale(_dossier(f"### What this PR does / why we need it?\n\n{side}\n")) is None
+
+
+def test_a_cut_keeps_the_code_name_it_falls_in_or_before_when_it_ends_soon() -> None:
+    text = (
+        "replaces the custom implementation of `npu_moe_init_routing_custom` with the official "
+        "`torch_npu.npu_moe_init_routing_v2` and drops the old kernel sources"
+    )
+    assert _clip(text, QUOTE_LIMIT).endswith("`torch_npu.npu_moe_init_routing_v2`…")
+    far = "a few words here and then " + "`" + "x" * 150 + "` and more words after it"
+    assert _clip(far, QUOTE_LIMIT) == "a few words here and then…"

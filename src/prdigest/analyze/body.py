@@ -313,11 +313,13 @@ _SYMPTOM = re.compile(SEVERE.pattern + r"|\b(?:error|fail(?:s|ed|ure)?|exception
 _MOTIVATION = re.compile(
     r"\b(?:to (?:avoid|prevent|reduce|remove|support|enable|improve|speed up|fix)|in order to|"
     r"we need|so (?:we|that)|"
-    r"this (?:pr|pull request|change|patch) (?:fix|add|make|remove|avoid|reduce|introduce|"
-    r"implement|support|enable|improve|update|change|replace|move|refactor|override|allow|"
-    r"ensure|extend|optimi[sz]e|"
+    r"this (?:pr|pull request|change|patch) (?:only )?(?:fix|add|make|remove|avoid|reduce|"
+    r"introduce|implement|support|enable|improve|update|change|replace|move|refactor|override|"
+    r"allow|ensure|extend|optimi[sz]e|"
     r"provide|align|unif(?:y|ie)|split|migrate|simplif(?:y|ie)|separate|rename|skip|disable|"
-    r"correct|prevent|handle|restore|upgrade|bump|adapt|switch|drop|delete|clean)(?:e?s)?)\b",
+    r"correct|prevent|handle|restore|upgrade|bump|adapt|switch|drop|delete|clean|"
+    r"port|backport|decouple|propagate|reorganize|rewrite|standardize|refine|sync|mirror|merge|"
+    r"keep|set|build)(?:e?s)?)\b",
     re.I,
 )
 # Lower-case words one of which every ASCII match of each pattern above contains: an ASCII
