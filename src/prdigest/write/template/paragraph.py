@@ -345,11 +345,12 @@ def paragraph_for(
     bounds = p.locale.bounds
     deep = a.level in (Level.MUST_READ, Level.WORTH_READING)
     cited = Cited()
-    quoting = Cited()
-    why_parts(d, p, quoting)  # the names the why sentences say: the names point skips them
+    quoting = Cited()  # the why first: the names point skips the names its quote says
+    why = why_parts(d, p, quoting)
     quoted = frozenset(quoting.refs) | {name.lstrip("@") for name in quoting.refs}  # as shown
     points = focus_points(d, a, p, cited, quoted=quoted)
-    verdict, why, shape = _verdict(d, a, p, area), why_parts(d, p, cited), _shape(d, p)
+    cited.merge(quoting)  # cited after the points, as if written after them
+    verdict, shape = _verdict(d, a, p, area), _shape(d, p)
     wordings = [list(x.texts) for x in points]
     others = _others_by_named_tests(d, p, cited, wordings)
     discussion = discussion_parts(d, p, cited) if deep else []
