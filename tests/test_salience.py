@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prdigest.analyze.moves import similarity
-from prdigest.analyze.patches import parse_patch
+from prdigest.analyze.patches import DiffLine, parse_patch
 from prdigest.analyze.salience import (
     Context,
     _names_word,
@@ -469,3 +469,67 @@ def test_a_body_name_is_in_the_change_only_as_a_whole_word_of_a_changed_line() -
     code = {"pkg/runner.py": list(_changed_code(patch, python=True))}
     found = _body_code_names([(_fact("pkg/runner.py"), patch)], body, code)
     assert set(found) == {"sparse_mode"}  # context-only and part-of-a-name spans are not
+
+
+def _lines(patch: str) -> tuple[DiffLine, ...]:
+    """The lines of a one-hunk patch whose header counts are worked out from its body."""
+    body = patch.split("\n", 1)[1].split("\n")
+    old = sum(1 for x in body if x[:1] in " -")
+    new = sum(1 for x in body if x[:1] in " +")
+    text = f"@@ -1,{old} +1,{new} @@\n" + "\n".join(body)
+    return parse_patch("pkg/a.py", text).hunks[0].lines
+
+
+def test_a_raise_is_said_with_the_one_line_if_it_sits_directly_under() -> None:
+    from prdigest.analyze.design import guard
+
+    lines = _lines(
+        "@@ -1,2 +1,9 @@\n def f(x, items):\n"
+        "+    if x is None:\n+        # nothing to read\n+        raise ValueError(x)\n"
+        "+    for item in items:\n+        raise RuntimeError(item)\n"
+        "+    if (\n+        x\n+    ):\n"
+        "     return x"
+    )
+    texts = [line.text.strip() for line in lines]
+    assert guard(lines, texts.index("raise ValueError(x)")) == "x is None"
+    assert guard(lines, texts.index("raise RuntimeError(item)")) == ""  # a loop, not an if
+
+
+def test_no_guard_under_else_a_multi_line_if_or_a_long_condition() -> None:
+    from prdigest.analyze.design import MAX_GUARD, guard
+
+    long = " and ".join(f"flag_{i}" for i in range(12))
+    assert len(long) > MAX_GUARD
+    lines = _lines(
+        "@@ -1,1 +1,9 @@\n def f(x):\n"
+        "+    if x:\n+        pass\n+    else:\n+        raise ValueError(x)\n"
+        "+    if (x and\n+            not x):\n+        raise KeyError(x)\n"
+        f"+    if {long}:\n+        raise RuntimeError(x)"
+    )
+    texts = [line.text.strip() for line in lines]
+    for raised in ("raise ValueError(x)", "raise KeyError(x)", "raise RuntimeError(x)"):
+        assert guard(lines, texts.index(raised)) == "", raised
+
+
+def test_a_removed_not_supported_raise_is_a_refusal_lifted_unless_it_moved_or_its_file_went() -> (
+    None
+):
+    from prdigest.analyze.design import detect
+
+    lifted = parse_patch(
+        "pkg/worker.py",
+        "@@ -1,4 +1,2 @@\n def setup(cfg):\n-    if cfg.layerwise and cfg.groups > 1:\n"
+        "-        raise NotImplementedError(cfg)\n     return cfg",
+    )
+    facts = detect([(_fact("pkg/worker.py"), lifted)])
+    [fact] = [x for x in facts if x.pattern == "refusal_removed"]
+    assert (fact.net, fact.guard) == (True, "cfg.layerwise and cfg.groups > 1")
+
+    moved_to = parse_patch(
+        "pkg/checks.py", "@@ -0,0 +1,2 @@\n+def check(cfg):\n+    raise NotImplementedError(cfg)"
+    )
+    facts = detect([(_fact("pkg/worker.py"), lifted), (_fact("pkg/checks.py"), moved_to)])
+    assert [x.net for x in facts if x.pattern == "refusal_removed"] == [False]
+
+    deleted = _fact("pkg/worker.py").model_copy(update={"status": "removed"})
+    assert not [x for x in detect([(deleted, lifted)]) if x.pattern == "refusal_removed"]

@@ -438,6 +438,30 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
     assert again.points == [a, b, c]
 
 
+def test_a_why_sentence_dropped_while_shrinking_comes_back_before_a_point() -> None:
+    from prdigest.write.template.focus import render_focus
+    from prdigest.write.template.paragraph import _Draft
+    from prdigest.write.template.phrases import Phrases
+
+    p = Phrases("zh", 1)
+    why = [
+        "描述里说「the scheduler hangs when the predictor returns zero」",
+        "设计上，`x <= 5` 时直接抛出 `ValueError`（fail closed）",
+    ]
+    points = [[f"`{name}.py` 中改动的 `{name}`"] for name in ("a", "b", "c", "d")]
+    verdict = "值得选读。"
+    draft = _Draft(p, verdict, list(why), "", points, set(), {frozenset(): []}, {}, [], [], limit=0)
+    while draft.shrink():
+        pass
+    assert draft.why == []
+    # room for the verdict, both why sentences and two points: no more
+    two_points = render_focus([w[0] for w in points[:2]], p)
+    draft.limit = len(verdict) + sum(len(x) + 1 for x in why) + len(two_points)
+    draft.regrow()
+    assert draft.why == why  # the reason and the design come back first, in their order
+    assert len(draft.points) <= 2
+
+
 def test_a_long_rewrite_is_no_focus_point(dossiers: dict[int, Dossier]) -> None:
     from prdigest.core.models import EditFact, Provenance
     from prdigest.write.template.focus import MAX_EDIT_CHARS, _edit_point

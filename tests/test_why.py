@@ -72,6 +72,18 @@ def test_a_purpose_fragment_is_not_quoted() -> None:
         assert best_rationale(_dossier(body)) is None, sentence
 
 
+def test_a_purpose_that_only_relays_another_pr_is_not_quoted() -> None:
+    for sentence in (
+        "This PR syncs the same changes to `main` for the layerwise KV pool.",
+        "This PR is a cherry-pick of the scheduler fix to the release branch.",
+    ):
+        body = f"### What this PR does / why we need it?\n\n{sentence}\n"
+        assert best_rationale(_dossier(body)) is None, sentence
+    # "the same" about the change's own content is a purpose
+    body = "### What this PR does / why we need it?\n\nThis PR makes both caches share the same block layout.\n"
+    assert best_rationale(_dossier(body)) is not None
+
+
 def test_more_verbs_of_the_prs_own_purpose_sentence_and_not_an_also() -> None:
     for sentence, claim in (
         ("This PR ports the store hit coordination from the upstream connector.", "ports the"),

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prdigest.analyze.patches import ADDED, REMOVED, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import DesignFact, FileFact, Provenance, Role
 
 
@@ -85,6 +85,12 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"^\s*raise (?:NotImplementedError|ValueError|RuntimeError|AssertionError)\("),
         words=("raise ",),
     ),
+    Pattern(  # a removed "not supported" raise: a case once refused is let through
+        "refusal_removed",
+        re.compile(r"^\s*raise NotImplementedError\("),
+        side=REMOVED,
+        words=("raise NotImplementedError(",),
+    ),
     Pattern(
         "version_gate",
         re.compile(r"\bvllm_version_is\(|\bversion\.parse\(|__version__\s*[<>=!]=?|\bis_version_"),
@@ -109,6 +115,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
 )
 MAX_PER_PATTERN = 3
+# patterns found in deleted lines: their line numbers are of the old side
+REMOVED_SIDE = frozenset(p.id for p in PATTERNS if p.side == REMOVED)
+GUARDED = ("fail_closed", "refusal_removed")  # patterns whose ``if`` condition is kept
+MAX_GUARD = 70  # a longer condition is not said: it would not read as one code name
+_IF = re.compile(r"^\s*(?:if|elif)\s+(.+?):\s*(?:#.*)?$")
 
 
 def _candidates(fact: FileFact, pattern: Pattern) -> bool:
@@ -116,8 +127,30 @@ def _candidates(fact: FileFact, pattern: Pattern) -> bool:
         return True
     if fact.language != "python":
         return False
+    if pattern.side == REMOVED and fact.status == "removed":
+        return False  # a deleted module's code is gone as a whole, not changed
     in_test = fact.role is Role.TEST
     return (pattern.tests and in_test) or (pattern.source and fact.role is Role.SOURCE)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def guard(lines: tuple[DiffLine, ...], at: int) -> str:
+    """The condition of the one-line ``if``/``elif`` whose body holds line ``at`` of a hunk (on
+    that line's side of the diff), or "" when the line is not directly in such a body: the
+    nearest line above it with less indentation must be that header."""
+    side, indent = lines[at].kind, _indent(lines[at].text)
+    for line in reversed(lines[:at]):
+        text = line.text
+        if line.kind not in (side, CONTEXT) or not text.strip() or text.lstrip()[:1] == "#":
+            continue
+        if _indent(text) < indent:
+            match = _IF.match(text)
+            condition = match.group(1).strip() if match else ""
+            return condition if len(condition) <= MAX_GUARD and "`" not in condition else ""
+    return ""
 
 
 def _sides(patch: ParsedPatch) -> dict[str, str]:
@@ -155,7 +188,7 @@ def _net_over_pr(
     added, removed = "\n".join(texts[ADDED]), "\n".join(texts[REMOVED])
     out = []
     for fact in found:
-        mine, other = (added, removed) if fact.pattern != "host_sync_removed" else (removed, added)
+        mine, other = (removed, added) if fact.pattern in REMOVED_SIDE else (added, removed)
         net = fact.net and mine.count(fact.label) > other.count(fact.label)
         out.append(fact if net == fact.net else fact.model_copy(update={"net": net}))
     return out
@@ -194,7 +227,7 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
             if not any(word in sides[pattern.side] for word in words):
                 continue
             for hunk in patch.hunks:
-                for line in hunk.lines:
+                for at, line in enumerate(hunk.lines):
                     if line.kind != pattern.side or not any(w in line.text for w in words):
                         continue
                     match = pattern.regex.search(line.text)
@@ -212,6 +245,7 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             in_test=fact.role is Role.TEST,
                             net=_net(match.group(0), pattern.side, sides)
                             and not _not_a_host_sync(pattern.id, line.text, match.start()),
+                            guard=guard(hunk.lines, at) if pattern.id in GUARDED else "",
                         )
                     )
                     counts[pattern.id] = counts.get(pattern.id, 0) + 1

@@ -956,20 +956,25 @@ def _ranked_edits(
             value -= 3.0
         return round(value, 6)
 
+    def owner_of(fact: FileFact, line: DiffLine) -> str | None:
+        if fact.path in owners:  # Python: the definition the line sits in, as the hunk shows it
+            return owners[fact.path].get(line.new_no or -1)
+        return _owner(symbols, fact.path, line.new_no)
+
+    # a line of a definition the PR adds (not one moved or renamed) is new code, not an edit
+    # made in place: "X 里把 a 改为 b" would say X was there before
+    new_defs = {(s.path, s.name) for s in symbols if s.change == "added" and not s.relocated}
     seen: set[tuple[str, str]] = set()
     unique = []
     for item in raw:
         pair = (item[2], item[3])
-        if pair not in seen:
+        if pair not in seen and (item[0].path, owner_of(item[0], item[1])) not in new_defs:
             seen.add(pair)
             unique.append(item)
     best = sorted(unique, key=worth, reverse=True)[:MAX_EDITS]
     out = []
     for index, (fact, line, before, after) in enumerate(best, start=1):
-        if fact.path in owners:  # Python: the definition the line sits in, as the hunk shows it
-            owner = owners[fact.path].get(line.new_no or -1)
-        else:
-            owner = _owner(symbols, fact.path, line.new_no)
+        owner = owner_of(fact, line)
         out.append(
             EditFact(
                 id=f"e{index}",

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/19"
+ANALYZER_VERSION = "analyze/20"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -255,6 +255,7 @@ class DesignFact(Fact):
     line: int | None = None
     in_test: bool = False
     net: bool = True  # not also on the other side of the file's patch (code that only moved)
+    guard: str = ""  # the one-line ``if`` condition whose body the code is, verbatim (raises)
 
 
 class EditFact(Fact):

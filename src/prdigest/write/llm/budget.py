@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import heading_of, visible_lines
+from prdigest.analyze.design import REMOVED_SIDE
 from prdigest.core.models import Dossier, FileFact, Role, SymbolFact, TestFact, ThreadFact
 from prdigest.core.records import Comment, PullRequest
 
@@ -531,7 +532,7 @@ def rank_hunks(pr: PullRequest, d: Dossier) -> list[Hunk]:
     test_names = _name_pattern([t.name for t in d.tests] + [s.name for s in d.symbols if s.in_test])
     design_at: dict[str, list[int]] = {}
     for x in d.design:
-        if x.line is not None:
+        if x.line is not None and x.pattern not in REMOVED_SIDE:  # lines of the new side
             design_at.setdefault(x.path, []).append(x.line)
     new_tests = {t.name for t in d.tests}
     changed = changed_line_sets(pr)

@@ -147,6 +147,7 @@ class _Draft:
     at: list[int] = field(default_factory=list)  # per point, the wording said now
     gone: list[list[str]] = field(default_factory=list)  # points dropped, in the order they went
     weak_gone: list[str] = field(default_factory=list)  # weak follow-ups dropped, the same way
+    why_gone: list[str] = field(default_factory=list)  # why sentences dropped, the same way
 
     def __post_init__(self) -> None:
         self.at = [0] * len(self.wordings)
@@ -222,14 +223,23 @@ class _Draft:
                 continue
             assert isinstance(items, list)
             if len(items) > keep:
-                items.pop()
+                gone = items.pop()
+                if items is self.why:
+                    self.why_gone.append(gone)
                 return True
         return False
 
     def regrow(self) -> None:
-        """After the shrinking, give back what fits again: a dropped point (the last to go
+        """After the shrinking, give back what fits again: a dropped why sentence (the reason
+        or design a reader is after, the first of them first), a dropped point (the last to go
         first) in its shortest wording, then more names in each point, the first first, then a
         weak follow-up."""
+        for sentence in reversed(self.why_gone):
+            self.why.append(sentence)
+            if not self.fits():
+                self.why.pop()
+                break
+        self.why_gone.clear()
         for wordings in reversed(self.gone):
             self.wordings.append(wordings)
             self.at.append(len(wordings) - 1)
@@ -370,7 +380,7 @@ def paragraph_for(
     )
     limit = bounds.paragraph_max  # one aim for every level: length, not the level, binds names
     draft.limit = limit
-    while len(draft.text()) > limit and draft.shrink():
+    while not draft.fits() and draft.shrink():  # too long, or its code outweighs its words
         pass
     if draft.fits():
         draft.regrow()

@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 
 from prdigest.analyze.body import SEVERE, prose_sentences, reduce_claim
+from prdigest.analyze.design import GUARDED, REMOVED_SIDE
 from prdigest.core.models import DesignFact, Dossier, RationaleFact, SectionFact
 from prdigest.write.template.phrases import Cited, Phrases
 
 # design patterns worth a sentence, most telling first (ids of analyze.design.PATTERNS)
 DESIGN_ORDER = (
     "fail_closed",
+    "refusal_removed",
     "state_enum",
     "extension_point",
     "lock",
@@ -113,7 +115,7 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
-            if kind == "motivation" and _fragment(r.claim):
+            if kind == "motivation" and (_fragment(r.claim) or _RELAYED.search(r.claim)):
                 continue
             found.append((rank, -min(spans, 2), r))
     return min(found, key=lambda x: x[:2])[2] if found else None
@@ -123,9 +125,9 @@ def design_ideas(d: Dossier, limit: int = 2) -> list[DesignFact]:
     """One design fact per pattern worth saying, most telling first."""
     chosen: list[DesignFact] = []
     for pattern in DESIGN_ORDER:
-        fact = next((x for x in d.design if x.pattern == pattern and x.net), None)
-        if fact is not None:
-            chosen.append(fact)
+        facts = [x for x in d.design if x.pattern == pattern and x.net]
+        if facts:  # one whose condition is known says most
+            chosen.append(min(facts, key=lambda x: not x.guard))
         if len(chosen) == limit:
             break
     return chosen
@@ -162,7 +164,21 @@ def _clip(text: str, limit: int, whole: int = QUOTE_WHOLE) -> str:
 def _design_key(fact: DesignFact) -> str:
     if fact.pattern == "event":
         return "event_test" if fact.in_test else "event"
+    if fact.guard:
+        return f"{fact.pattern}_guard"
     return fact.pattern
+
+
+def design_text(fact: DesignFact, p: Phrases, cited: Cited) -> str:
+    """The design idea of ``fact`` in words; a raise is said with the condition it sits under
+    and its exception class (a removed one is linked to its file: its line is gone)."""
+    line = None if fact.pattern in REMOVED_SIDE else fact.line
+    if fact.pattern not in GUARDED:
+        return p.get("design", _design_key(fact), label=cited.name(fact.label, fact.path, line))
+    said = fact.label.removeprefix("raise ") if fact.guard else fact.label
+    error = cited.name(said, fact.path, line)
+    guard = cited.name(fact.guard, fact.path, line) if fact.guard else ""
+    return p.get("design", _design_key(fact), error=error, guard=guard)
 
 
 # a first sentence that points elsewhere, thanks people, plans the merge or is a command line
@@ -174,6 +190,12 @@ _ELSEWHERE = re.compile(
     re.I,
 )
 _WORD = re.compile(r"[a-z0-9_]+")
+# a purpose that only relays another PR ("syncs the same changes to main") says nothing of this one
+_RELAYED = re.compile(
+    r"\b(?:the same|these|those) (?:changes?|fix(?:es)?|commits?|modifications?)\b"
+    r"|\bcherry[- ]pick",
+    re.I,
+)
 
 
 def _title_words(claim: str, subject: str) -> bool:
@@ -237,8 +259,7 @@ def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
         texts = []
         for fact in ideas:
             cited.fact(fact.id)
-            label = cited.name(fact.label, fact.path, fact.line)
-            texts.append(p.get("design", _design_key(fact), label=label))
+            texts.append(design_text(fact, p, cited))
         parts.append(p.get("why_body", "design", ideas=p.word("design", "sep").join(texts)))
     breaking = any(s.kind.value == "breaking_change" for s in d.signals)
     if d.user_facing and not breaking:
@@ -252,4 +273,4 @@ def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
 
 
 def render_why(parts: list[str], p: Phrases) -> str:
-    return "".join(part + p.stop for part in parts)
+    return p.w.join.join(part + p.stop for part in parts)
