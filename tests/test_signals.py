@@ -139,3 +139,64 @@ def test_a_skip_gated_on_the_environment_needs_no_follow_up(vllm_preset: Preset)
     ]
     found = signals(vllm_preset, files=[file_patch("tests/test_d.py", disabled)])
     assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip", "@pytest.mark.skipif"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "detail", "value"),
+    [
+        (
+            '        self.overlap = extra.get("multistream_overlap", False)',
+            '        self.overlap = extra.get("multistream_overlap", True)',
+            "multistream_overlap",
+            "False → True",
+        ),
+        (
+            '                "discard_partial_chunks", False',
+            '                "discard_partial_chunks", True',
+            "discard_partial_chunks",
+            "False → True",
+        ),
+        (
+            "    enable_reduce_sample: bool = True,",
+            "    enable_reduce_sample: bool = False,",
+            "enable_reduce_sample",
+            "True → False",
+        ),
+        (
+            '    parser.add_argument("--trial-timeout-s", type=float, default=5400.0)',
+            '    parser.add_argument("--trial-timeout-s", type=float, default=7200.0)',
+            "--trial-timeout-s",
+            "5400.0 → 7200.0",
+        ),
+    ],
+)
+def test_a_changed_default_is_a_signal_with_both_values(
+    vllm_preset: Preset, old: str, new: str, detail: str, value: str
+) -> None:
+    d = analyze(make_pr(files=[file_patch("vllm/config.py", [new], [old])]), vllm_preset)
+    found = [s for s in d.signals if s.kind is SignalKind.DEFAULT_CHANGED]
+    assert [(s.detail, s.value) for s in found] == [(detail, value)]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("    swiglu_limit: int = 0,", "    swiglu_limit: float = 0.0,"),  # the same value
+        ("    sparse_mode = 3", "    sparse_mode = 0"),  # an assignment in code, no default
+        ('    x = extra.get("alpha", False)', '    x = extra.get("beta", True)'),  # another option
+    ],
+)
+def test_no_default_change_without_a_new_value_of_the_same_option(
+    vllm_preset: Preset, old: str, new: str
+) -> None:
+    found = signals(vllm_preset, files=[file_patch("vllm/config.py", [new], [old])])
+    assert SignalKind.DEFAULT_CHANGED not in found
+
+
+def test_a_default_changed_in_a_test_file_is_no_signal(vllm_preset: Preset) -> None:
+    old, new = '    x = extra.get("alpha", False)', '    x = extra.get("alpha", True)'
+    assert SignalKind.DEFAULT_CHANGED in signals(
+        vllm_preset, files=[file_patch("vllm/config.py", [new], [old])]
+    )
+    in_test = signals(vllm_preset, files=[file_patch("tests/test_config.py", [new], [old])])
+    assert SignalKind.DEFAULT_CHANGED not in in_test

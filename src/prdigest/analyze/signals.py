@@ -24,6 +24,11 @@ Assumptions:
   or at least 10 changed source lines of a kind other than docs/ci/deps/chore.
 * "Follow-up promised": a conversation remark that defers work ("follow-up", "separate PR",
   "not for this PR").
+* "Default changed": in a Python source file, a removed line and the added line that replaces
+  it (one run of removed then added lines) give the same option another literal default
+  (``True``/``False``/``None``/a number, not ``0`` → ``0.0``): a config lookup
+  (``.get("key", False)``, or its ``"key", False`` argument line), an annotated field or
+  parameter (``key: bool = False``) or an argparse ``default=``.
 """
 
 from __future__ import annotations
@@ -401,6 +406,9 @@ def detect(
             out.add(SignalKind.HUGE_DIFF, fact.path, path=fact.path)
         role = Role.TEST if is_test(fact) else fact.role
         _scan_added_lines(out, patch, role, env_prefixes)
+    for fact, patch in parsed:
+        if fact.role is Role.SOURCE and fact.language == "python" and not is_test(fact):
+            _defaults_changed(out, fact, patch)
     _tests_deleted(out, parsed, files, commits, moves or Moves())
     _no_tests(out, files, tests, kind, is_test)
     _promised(out, remarks)
@@ -423,6 +431,60 @@ def detect(
             provenance=Provenance(kind="file", ref="pr"),
         )
     return out.items
+
+
+_LITERAL = r"(True|False|None|-?\d+(?:\.\d+)?(?:e-?\d+)?)"
+_DEFAULTS = (  # an option and its default, in the shapes code gives one
+    re.compile(
+        r"""^\s*(?:.*\bget(?:attr|env)?\((?:[^,()"']*,\s*)?)?["']([A-Za-z_][\w.]*)["']\s*,\s*"""
+        + _LITERAL
+        + r"\s*\)?\s*,?\s*$"
+    ),
+    re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*:\s*[\w\[\]., |]+?\s*=\s*" + _LITERAL + r"\s*,?\s*$"),
+    re.compile(r"""^\s*\w*\.add_argument\(\s*["'](--[\w-]+)["'].*\bdefault=""" + _LITERAL + r"\b"),
+)
+
+
+def _default_of(text: str) -> tuple[str, str, str] | None:
+    """(the text before the option, the option, its literal default) of a line that sets one."""
+    for pattern in _DEFAULTS:
+        match = pattern.match(text)
+        if match:
+            return text[: match.start(1)].strip(), match.group(1), match.group(2)
+    return None
+
+
+def _same_value(a: str, b: str) -> bool:
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return a == b
+
+
+def _defaults_changed(out: _Collector, fact: FileFact, patch: ParsedPatch) -> None:
+    for hunk in patch.hunks:
+        removed: list[tuple[str, str, str]] = []
+        for at, line in enumerate(hunk.lines):
+            if line.kind == "-":
+                if at and hunk.lines[at - 1].kind == "+":
+                    removed = []  # a new run of removed lines
+                found = _default_of(line.text)
+                if found:
+                    removed.append(found)
+                continue
+            if line.kind != "+":
+                removed = []
+                continue
+            new = _default_of(line.text) if removed else None
+            old = next((x for x in removed if new and x[:2] == new[:2]), None)
+            if new and old and not _same_value(old[2], new[2]):
+                out.add(
+                    SignalKind.DEFAULT_CHANGED,
+                    new[1],
+                    path=fact.path,
+                    line=line.new_no,
+                    value=f"{old[2]} → {new[2]}",
+                )
 
 
 _TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.(?:py|rs|go|sh|js|ts)$")

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/20"
+ANALYZER_VERSION = "analyze/21"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -362,6 +362,7 @@ class SignalKind(StrEnum):
     EMPTY_TEST_RESULT = "empty_test_result"
     LINT_ONLY_TESTING = "lint_only_testing"  # the test section names only linters or compiles
     BREAKING_CHANGE = "breaking_change"  # the body says users must change something
+    DEFAULT_CHANGED = "default_changed"  # an option's default value changed in the code
     UNRESOLVED_THREADS = "unresolved_threads"
     FAILED_CHECKS = "failed_checks"
     STALE_BODY = "stale_body"

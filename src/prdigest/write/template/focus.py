@@ -409,8 +409,14 @@ MAX_LONG_EDIT_CHARS = 140  # … unless the paragraph has room left for it (see 
 def _edit_point(
     d: Dossier, p: Phrases, cited: Cited, names: dict[str, str], limit: int = MAX_EDIT_CHARS
 ) -> Point | None:
-    """The expression the change rewrote in place (at most two of one file)."""
-    edits = [e for e in d.edits if len(e.before) + len(e.after) <= limit]
+    """The expression the change rewrote in place (at most two of one file); a changed
+    default is the follow-up's to say, not a rewrite's."""
+    defaults = {(s.path, s.line) for s in d.signals if s.kind is SignalKind.DEFAULT_CHANGED}
+    edits = [
+        e
+        for e in d.edits
+        if len(e.before) + len(e.after) <= limit and (e.path, e.line) not in defaults
+    ]
     if not edits:
         return None
     first = edits[0]

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from prdigest.core.models import Dossier, Role, SignalFact, SignalKind
-from prdigest.write.template.phrases import Cited, Phrases, display_names, file_name, quote
+from prdigest.write.template.phrases import (
+    Cited,
+    Phrases,
+    code,
+    display_names,
+    file_name,
+    quote,
+)
 
 FOLLOWUP_ORDER = (
     SignalKind.BREAKING_CHANGE,
+    SignalKind.DEFAULT_CHANGED,
     SignalKind.STALE_BODY,
     SignalKind.EMPTY_TEST_RESULT,
     SignalKind.LINT_ONLY_TESTING,
@@ -95,6 +103,10 @@ def _followup_text(
             for s in found[:2]
         ]
         return p.get("followup", kind.value, detail=p.listing(shown))
+    if kind is SignalKind.DEFAULT_CHANGED and first.value:
+        before, after = first.value.split(" → ")
+        detail = cited.name(first.detail, first.path or "", first.line)
+        return p.get("followup", kind.value, detail=detail, before=code(before), after=code(after))
     if kind is SignalKind.TODO:
         marker = cited.name(first.detail.split(":")[0], first.path or "", first.line)
         return p.get("followup", "todo", detail=marker, file=file_ref)
