@@ -34,6 +34,26 @@ def test_an_edit_is_the_expression_that_changed_widened_to_whole_names() -> None
     )
 
 
+def test_a_call_to_another_function_is_the_callee_that_changed() -> None:
+    assert edit_of(
+        "        return torch.ops._C_ascend.npu_moe_init_routing_custom(",
+        "        return torch_npu.npu_moe_init_routing_v2(",
+    ) == ("torch.ops._C_ascend.npu_moe_init_routing_custom", "torch_npu.npu_moe_init_routing_v2")
+    assert edit_of("out = at::empty(size, opts);", "out = at::empty_symint(size, opts);") == (
+        "empty",
+        "empty_symint",
+    )
+    # other arguments too: not a swap of the callee alone
+    assert edit_of("y = foo(a, b)", "y = bar(a, c)") != ("foo", "bar")
+
+
+def test_a_call_chained_on_at_the_end_is_said_with_the_call_it_follows() -> None:
+    assert edit_of(
+        "    w13 = self._maybe_pad_weight(layer.w13_weight.data).transpose(1, 2)",
+        "    w13 = self._maybe_pad_weight(layer.w13_weight.data).transpose(1, 2).contiguous()",
+    ) == ("transpose(1, 2)", "transpose(1, 2).contiguous()")
+
+
 def test_a_changed_literal_is_said_with_what_it_sets() -> None:
     assert edit_of("timeout = 1800", "timeout = 3600") == ("timeout = 1800", "timeout = 3600")
 

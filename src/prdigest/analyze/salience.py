@@ -369,6 +369,34 @@ def _span(
     return snippet.strip()
 
 
+_CALL = re.compile(r"(?P<pre>.*?)(?P<callee>[A-Za-z_][\w.]*)\((?P<rest>.*)")
+
+
+def _callee_swap(a: str, b: str) -> tuple[str, str] | None:
+    """The function a line now calls instead of another, the rest of the line unchanged
+    (``DeviceOperator.npu_dynamic_quant(x)`` → ``torch_npu.npu_dynamic_quant(x)``)."""
+    ma, mb = _CALL.match(a), _CALL.match(b)
+    if ma is None or mb is None or ma["callee"] == mb["callee"]:
+        return None
+    if ma["pre"] != mb["pre"] or ma["rest"] != mb["rest"] or ma["pre"].endswith("."):
+        return None
+    return ma["callee"], mb["callee"]
+
+
+def _last_link(text: str) -> str | None:
+    """The last call of a chain that ends a line, with its arguments (``transpose(1, 2)`` of
+    ``x.transpose(1, 2)``), or None when the line does not end in a call."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[index], 0)
+        if depth == 0:
+            name = re.search(r"[A-Za-z_]\w*$", text[:index])
+            return text[name.start() :] if name else None
+    return None
+
+
 def _enclosing(text: str, at: int) -> str | None:
     """The innermost bracketed group of ``text`` around position ``at``, with the name it is
     called on (``foo.bar(x, y)``); None when ``at`` is in no group."""
@@ -430,6 +458,9 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None
     if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
         return None  # only the spacing inside a string changed
+    swapped = _callee_swap(a, b)
+    if swapped is not None:
+        return swapped
     tokens_a, tokens_b = (
         [t.group(0) for t in _TOKEN.finditer(a)],
         [t.group(0) for t in _TOKEN.finditer(b)],
@@ -456,6 +487,10 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None
     i1, i2 = opcodes[0][1], opcodes[-1][2]
     j1, j2 = opcodes[0][3], opcodes[-1][4]
+    if i1 == i2 == len(ta) and b[len(a) :].startswith("."):  # a call chained on at the end
+        link = _last_link(a)
+        if link and len(link) + len(b) - len(a) <= MAX_SPAN:
+            return link, link + b[len(a) :]
     if i1 == i2 or j1 == j2:  # a pure insertion or deletion: show the call or line around it
         at_a = ta[i1].start() if i1 < len(ta) else len(a)
         at_b = tb[j1].start() if j1 < len(tb) else len(b)
