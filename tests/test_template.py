@@ -793,3 +793,30 @@ def test_a_summary_is_said_only_where_the_body_gives_no_reason_and_room_is_left(
         paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
         assert ("reads each shard once" in paragraph) is said, paragraph
         assert len(paragraph) <= 450
+
+
+def test_a_file_its_rewrite_point_names_gets_no_second_point_of_line_counts() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    patch = (
+        "@@ -10,3 +10,3 @@\n"
+        "     auto x = tilingData->base;\n"
+        "-    auto rows = tilingData->stage2RowFactor;\n"
+        "+    auto rows = curRowFactor;\n"
+        "     return rows;"
+    )
+    pr = make_pr(
+        title="[BugFix] Fix out-of-bounds access in the split-core kernel",
+        files=[{"path": "csrc/hc_pre/split_core.h", "status": "modified", "additions": 1,
+                "deletions": 1, "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    assert not d.symbols and d.edits  # no definition to name: the file and its rewrite
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+    assert "`curRowFactor`" in paragraph  # the rewrite point
+    assert "`split_core.h`（+1/−1）" not in paragraph

@@ -179,12 +179,15 @@ def _symbol_text(
 
 
 def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
+    """The file with most lines changed and its counts, unless the rewrite point names it."""
     candidates = [f for f in d.files if f.role is not Role.TEST and not f.generated] or list(
         d.files
     )
     if not candidates:
         return None
     top = max(candidates, key=lambda f: f.additions + f.deletions)
+    if any(e.path == top.path for e in _sayable_edits(d)[:1]):
+        return None
     cited.fact(top.id)
     return p.get(
         "symbol",
@@ -406,17 +409,21 @@ MAX_EDIT_CHARS = 80  # a longer rewrite costs a point's worth of names: the read
 MAX_LONG_EDIT_CHARS = 140  # … unless the paragraph has room left for it (see long_edit_point)
 
 
-def _edit_point(
-    d: Dossier, p: Phrases, cited: Cited, names: dict[str, str], limit: int = MAX_EDIT_CHARS
-) -> Point | None:
-    """The expression the change rewrote in place (at most two of one file); a changed
-    default is the follow-up's to say, not a rewrite's."""
+def _sayable_edits(d: Dossier, limit: int = MAX_EDIT_CHARS) -> list[EditFact]:
+    """The rewrites short enough for a point; a changed default is the follow-up's to say."""
     defaults = {(s.path, s.line) for s in d.signals if s.kind is SignalKind.DEFAULT_CHANGED}
-    edits = [
+    return [
         e
         for e in d.edits
         if len(e.before) + len(e.after) <= limit and (e.path, e.line) not in defaults
     ]
+
+
+def _edit_point(
+    d: Dossier, p: Phrases, cited: Cited, names: dict[str, str], limit: int = MAX_EDIT_CHARS
+) -> Point | None:
+    """The expression the change rewrote in place (at most two of one file)."""
+    edits = _sayable_edits(d, limit)
     if not edits:
         return None
     first = edits[0]
