@@ -262,6 +262,31 @@ def test_chinese_titles_say_the_change_in_chinese(
     assert title_for(_retitled(dossiers[56104], subject, kind), "zh") == title
 
 
+@pytest.mark.parametrize(
+    ("subject", "kind", "title"),
+    [
+        ("main2main 0519", "chore", "同步 vLLM 上游至 0519"),  # was "杂项 main2main 0519"
+        ("main2mian v0.24.0", "ci", "同步 vLLM 上游至 v0.24.0"),
+        ("main2main vllm v0.26.0", "ci", "同步 vLLM 上游至 v0.26.0"),
+        ("M2m 0724 continuation", "chore", "同步 vLLM 上游至 0724（续）"),
+        ("Main2main upgrade vllm to v0.22.1", "chore", "升级 vLLM 至 v0.22.1"),  # its own verb
+    ],
+)
+def test_an_upstream_sync_named_by_its_word_says_what_it_does(
+    dossiers: dict[int, Dossier], subject: str, kind: str, title: str
+) -> None:
+    assert title_for(_retitled(dossiers[56104], subject, kind), "zh") == title
+
+
+def test_a_sync_word_with_other_words_after_it_is_translated_as_usual(
+    dossiers: dict[int, Dossier],
+) -> None:
+    title = title_for(
+        _retitled(dossiers[56104], "main2main caused prefix cache error", "fix"), "zh"
+    )
+    assert "同步" not in title
+
+
 def test_test_times_are_durations_not_counts(dossiers: dict[int, Dossier]) -> None:
     title = title_for(_retitled(dossiers[56104], "Update estimated test times", "ci"), "zh")
     assert "测试耗时" in title and "次数" not in title

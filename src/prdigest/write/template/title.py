@@ -101,7 +101,9 @@ def title_for(dossier: Dossier, lang: str) -> str:
         subject = match["rest"]  # "fix: …" is the kind, said by the title's verb or label
     elif match and " " not in match["component"].strip():
         component, subject = match["component"], match["rest"]
-    translated = translate_subject(subject, dossier.kind, p)
+    translated = _sync_title(subject, dossier.kind, p)
+    if translated is None:
+        translated = translate_subject(subject, dossier.kind, p)
     if translated is None:  # mostly English: label it, do not half translate
         # "【新增】Fix …" contradicts itself; a category (【CI】, 【文档】) does not
         says_fix = subject.split(" ", 1)[0].lower() in _FIX_WORDS and dossier.kind in _ACTIONS
@@ -113,6 +115,37 @@ def title_for(dossier: Dossier, lang: str) -> str:
         effect = _title_symptom(dossier, p, subject)
     title = f"{component}{p.w.colon}{translated}" if component else translated
     return p.finish(title + effect)
+
+
+# what a sync target may hold: dates (0519), versions (v0.24.0), commits (1f486d9), "commit:"
+_SYNC_TARGET = re.compile(
+    r"(?:\d{4}|v?\d+(?:\.\d+)+(?:rc\d+|\.post\d+)?|[0-9a-f]{7,40}|commit:?)", re.I
+)
+
+
+def _sync_title(subject: str, kind: Kind, p: Phrases) -> str | None:
+    """A title for an upstream-sync PR the phrasebook names by one word (``sync_words``):
+    "main2main 0519" → 同步 vLLM 上游至 0519; "main2main upgrade vLLM to v0.21.0" says its
+    own verb. None for any other subject, or a target holding other words."""
+    book = p.book.get("title", {})
+    words = [re.escape(w) for w in book.get("sync_words", ())]
+    match = re.match(rf"^(?:{'|'.join(words)})\b[\s:：-]*(.*)$", subject, re.I) if words else None
+    if match is None:
+        return None
+    rest = re.sub(r"\s*\([^()]{1,60}\)\s*$", "", match.group(1)).strip()  # an aside at the end
+    lead = rest.split(" ", 1)[0].lower()
+    if lead in p.book.get("lead_verb", {}):
+        return translate_subject(rest, kind, p)
+    tokens = rest.split()
+    if tokens and tokens[0].lower() == "vllm":
+        tokens = tokens[1:]
+    continued = bool(tokens) and tokens[-1].lower() == "continuation"
+    tokens = tokens[:-1] if continued else tokens
+    if not all(_SYNC_TARGET.fullmatch(t) for t in tokens):
+        return None
+    target = " ".join(tokens)
+    text = str(book["sync"]).format(target=target) if target else str(book["sync_plain"])
+    return text + (str(book["continued"]) if continued else "")
 
 
 def _clauses(subject: str, verbs: dict[str, str]) -> list[str]:
