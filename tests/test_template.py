@@ -287,6 +287,23 @@ def test_a_sync_word_with_other_words_after_it_is_translated_as_usual(
     assert "同步" not in title
 
 
+@pytest.mark.parametrize(
+    "subject",
+    [
+        '"[Bugfix] Fix main2main eplb"',  # "[Revert]" was the tag: the quoted title is left
+        'Revert "[CI] Drop vllm main e2e test for v0.24.0rc"',
+        "Revert [feature] Fix main2main eplb",
+    ],
+)
+def test_a_revert_whose_body_names_no_pr_is_said_with_the_reverted_title(
+    dossiers: dict[int, Dossier], subject: str
+) -> None:
+    d = _retitled(dossiers[56104], subject, "revert").model_copy(update={"reverts": None})
+    title = title_for(d, "zh")
+    assert title.startswith("回滚: ") and '"' not in title and "[" not in title, title
+    assert "Revert" not in title
+
+
 def test_test_times_are_durations_not_counts(dossiers: dict[int, Dossier]) -> None:
     title = title_for(_retitled(dossiers[56104], "Update estimated test times", "ci"), "zh")
     assert "测试耗时" in title and "次数" not in title

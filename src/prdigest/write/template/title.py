@@ -78,17 +78,22 @@ class _Rendered:
     unknown: int  # English words left as they are
 
 
+# a revert's subject that is the reverted PR's title (quoted, or after "Revert"), said as such
+# even when the body names no PR number
+_REVERTED_TITLE = re.compile(r'^(?:revert\b|["“])', re.I)
+
+
 def title_for(dossier: Dossier, lang: str) -> str:
     """The entry's title in ``lang`` (see the module doc)."""
     p = Phrases(lang, dossier.number)
     subject = dossier.subject.strip().rstrip(".")
-    if dossier.kind is Kind.REVERT and dossier.reverts:
-        inner = re.sub(r'^revert\s*"?|"\s*$', "", subject, flags=re.I).strip()
+    if dossier.kind is Kind.REVERT and (dossier.reverts or _REVERTED_TITLE.match(subject)):
+        inner = re.sub(r'^(?:revert\s*)?["“]?|["”]\s*$', "", subject, flags=re.I).strip()
         inner = re.sub(r"^\s*(?:\[[^\]]{1,40}\]\s*)+", "", inner)
         inner = re.sub(r"\s*\(#\d+\)\s*\"?$", "", inner)
         subject = _clip_words(inner, TITLE_SUBJECT_LIMIT)
         # a PR that would revert itself has a typo in its body: no number then
-        number = f" #{dossier.reverts}" if dossier.reverts != dossier.number else ""
+        number = f" #{dossier.reverts}" if dossier.reverts not in (None, dossier.number) else ""
         return p.finish(f"{p.get('kind_verb', 'revert')}{number}: {subject}")
     if not p.w.translate_titles:  # the PR's own title already says it best
         return subject + _title_figure(dossier, p)
