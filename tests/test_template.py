@@ -304,6 +304,26 @@ def test_a_revert_whose_body_names_no_pr_is_said_with_the_reverted_title(
     assert "Revert" not in title
 
 
+@pytest.mark.parametrize(
+    ("subject", "kind", "title"),
+    [
+        ("Gemma4 Deployment Tutorial", "docs", "文档：Gemma4 部署教程"),  # was 文档 Gemma4 …
+        ("pre-commit autoupdate", "ci", "CI：pre-commit 自动更新"),
+        # English grammar left in a noun phrase without a verb: the labelled English subject
+        ("enable_fused_mc2 must be 0 or 1", "ci", "【CI】enable_fused_mc2 must be 0 or 1"),
+        (
+            "310P user guide changes naming layout",
+            "docs",
+            "【文档】310P user guide changes naming layout",
+        ),
+    ],
+)
+def test_a_subject_without_a_verb_is_said_after_its_category(
+    dossiers: dict[int, Dossier], subject: str, kind: str, title: str
+) -> None:
+    assert title_for(_retitled(dossiers[56104], subject, kind), "zh") == title
+
+
 def test_test_times_are_durations_not_counts(dossiers: dict[int, Dossier]) -> None:
     title = title_for(_retitled(dossiers[56104], "Update estimated test times", "ci"), "zh")
     assert "测试耗时" in title and "次数" not in title

@@ -314,8 +314,8 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
     lead = tokens[0].lower()
     if lead in verbs and len(tokens) > 1:
         verb_word, verb, rest = lead, manner + verbs[lead], tokens[1:]
-    elif first:
-        verb_word, verb, rest = "", p.get("kind_verb", kind.value).rstrip(p.w.colon), tokens
+    elif first:  # no verb of its own: the kind's verb, or its category ("CI：") kept as one
+        verb_word, verb, rest = "", p.get("kind_verb", kind.value), tokens
     else:
         return None
     rest, verb = _manner(rest, verb, p)
@@ -355,10 +355,25 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
         else:
             modifiers.append(text)
     body = "".join(reversed(modifiers)) + head.text
-    if verb_last:
-        text = _join([*before, body, *after, verb])
-    else:
-        text = _join([*before, verb, body, *after])
+    return _assembled(verb, before, [body, *after], verb_last, (known, unknown), p)
+
+
+def _assembled(
+    verb: str,
+    before: list[str],
+    rest: list[str],
+    verb_last: bool,
+    counts: tuple[int, int],
+    p: Phrases,
+) -> _Rendered | None:
+    """A clause's words with its verb after what goes before it (or last: "将 X 与 Y 对齐"); a
+    category ("CI：") leads a subject without a verb only when nothing in it stayed English."""
+    known, unknown = counts
+    if verb.endswith(p.w.colon):
+        if unknown:
+            return None  # English left in the noun phrase: its grammar did not carry over
+        return _Rendered(verb + _join([*before, *rest]), known, unknown)
+    text = _join([*before, *rest, verb]) if verb_last else _join([*before, verb, *rest])
     return _Rendered(text, known, unknown)
 
 
