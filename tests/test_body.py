@@ -128,3 +128,16 @@ def test_before_after_figures_and_user_facing_changes() -> None:
     assert user_facing_of(
         extract_sections("### Does this PR introduce any user-facing change?\nNo")
     ) == ("", False)
+
+
+def test_a_change_of_what_the_code_does_inside_is_no_breaking_change() -> None:
+    from prdigest.analyze.body import extract_sections, user_facing_of
+
+    body = (
+        "### Does this PR introduce _any_ user-facing change?\n"
+        "Yes. KV cache auto-sizing will no longer subtract the estimated ACL graph pool memory.\n"
+    )
+    change, breaking = user_facing_of(extract_sections(body))
+    assert change and not breaking
+    gone = body.replace("will no longer subtract the estimated", "no longer accepts the")
+    assert user_facing_of(extract_sections(gone))[1]

@@ -553,3 +553,92 @@ def test_a_removed_not_supported_raise_is_a_refusal_lifted_unless_it_moved_or_it
 
     deleted = _fact("pkg/worker.py").model_copy(update={"status": "removed"})
     assert not [x for x in detect([(deleted, lifted)]) if x.pattern == "refusal_removed"]
+
+
+def test_no_edit_that_says_a_became_a_or_only_swaps_keywords() -> None:
+    # the slice inserted after the group leaves the group the same on both sides (#10221)
+    before = (
+        "        self.spec_slot_mapping[draft_step - 1] = DeviceOperator.format_dsa_slot_mapping("
+        "  # type: ignore[index]"
+    )
+    after = before.replace("[draft_step - 1]", "[draft_step - 1][:num_input_tokens]")
+    found = edit_of(before, after)
+    assert found is None or found[0] != found[1]
+    short = edit_of("    m[step - 1] = fmt(s)", "    m[step - 1][:n] = fmt(s)")
+    assert short == ("m[step - 1] = fmt(s)", "m[step - 1][:n] = fmt(s)")  # the whole line
+    assert edit_of("    if config.capture_sizes:", "    elif config.capture_sizes:") is None
+    assert edit_of("    use_streams = False", "    use_streams = True") is not None  # values
+
+
+def test_a_parameter_moved_beside_one_deleted_is_no_rename_of_it() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    patch = (
+        "@@ -1,6 +1,5 @@ def kernel(\n"
+        "     batch_size_per_iter: int,\n"
+        "+    v_batch_size_per_iter: int,\n"
+        "     head_nums_per_iter: int,\n"
+        "-    v_batch_size_per_iter: int,\n"
+        "-    batch_size_per_vec: int,\n"
+        " ):"
+    )
+    pr = make_pr(
+        files=[{"path": "pkg/kernel.py", "status": "modified", "additions": 1, "deletions": 2,
+                "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    assert not [e for e in d.edits if e.before == "batch_size_per_vec"]
+
+
+def test_a_global_assigned_in_a_function_is_no_new_constant() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    patch = (
+        "@@ -10,3 +10,5 @@ def is_drafter_moe_model(config):\n"
+        '     if "Eagle3" in config.architectures:\n'
+        "         _IS_DRAFTER_MOE_MODEL = False\n"
+        '+    if "Step3p5MTP" in config.architectures:\n'
+        "+        _IS_DRAFTER_MOE_MODEL = False\n"
+        "     return _IS_DRAFTER_MOE_MODEL"
+    )
+    pr = make_pr(
+        files=[{"path": "pkg/utils.py", "status": "modified", "additions": 2, "deletions": 0,
+                "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    assert not [s for s in d.symbols if s.name == "_IS_DRAFTER_MOE_MODEL"]
+    assert [s.name for s in d.symbols] == ["is_drafter_moe_model"]
+
+
+def test_a_kernel_rewrite_is_owned_by_the_definition_its_hunk_shows_or_none() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    patch = (
+        "@@ -10,3 +10,3 @@ public:\n"
+        "     void Init(GM_ADDR x) {\n"
+        "-        pipe_->InitBuffer(gamaKInQueue_, BUFFER_NUM, size);\n"
+        "+        pipe_->InitBuffer(gamaKInBuf_, size);\n"
+        "     }\n"
+        "@@ -40,3 +40,3 @@ public:\n"
+        "     int base = 0;\n"
+        "-    auto rows = tilingData->stage2RowFactor;\n"
+        "+    auto rows = curRowFactor;\n"
+        "     return;"
+    )
+    pr = make_pr(
+        files=[{"path": "csrc/kernel/gdr_v310.h", "status": "modified", "additions": 2,
+                "deletions": 2, "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    owners = {e.after: e.symbol for e in d.edits}
+    assert owners.get("curRowFactor", "") is None  # no definition shown above it in its hunk
+    assert all(owner in (None, "Init") for owner in owners.values()), owners

@@ -46,9 +46,34 @@ def test_source_line_signals(vllm_preset: Preset, line: str, kind: SignalKind, d
 
 def test_except_then_pass_on_next_line(vllm_preset: Preset) -> None:
     found = signals(
-        vllm_preset, files=[file_patch("vllm/x.py", ["    except ValueError:", "        pass"])]
+        vllm_preset, files=[file_patch("vllm/x.py", ["    except Exception:", "        pass"])]
     )
-    assert found[SignalKind.SWALLOWED_EXCEPTION] == ["except ValueError:"]
+    assert found[SignalKind.SWALLOWED_EXCEPTION] == ["except Exception:"]
+
+
+def test_a_specific_exception_passed_is_an_expected_case_not_a_swallowed_error(
+    vllm_preset: Preset,
+) -> None:
+    fallback = [
+        "    try:",
+        "        return bytes.fromhex(h)",
+        "    except ValueError:",
+        "        pass",
+    ]
+    cleanup = ["        except psutil.Error: pass"]
+    for lines in (fallback, cleanup):
+        found = signals(vllm_preset, files=[file_patch("vllm/x.py", lines)])
+        assert SignalKind.SWALLOWED_EXCEPTION not in found, lines
+    broad = signals(vllm_preset, files=[file_patch("vllm/x.py", ["    except: pass"])])
+    assert broad[SignalKind.SWALLOWED_EXCEPTION] == ["except: pass"]
+
+
+def test_a_min_bounding_a_range_walks_what_there_is_and_is_no_silent_truncation(
+    vllm_preset: Preset,
+) -> None:
+    line = "        for i in range(min(self.prefetch_step, len(self.module_offloaders))):"
+    found = signals(vllm_preset, files=[file_patch("vllm/x.py", [line])])
+    assert SignalKind.SILENT_CLAMP not in found
 
 
 def test_existing_constant_is_not_new(vllm_preset: Preset) -> None:
@@ -60,7 +85,7 @@ def test_test_file_signals(vllm_preset: Preset) -> None:
     test_file = file_patch(
         "tests/test_x.py",
         ["@pytest.mark.skip(reason='flaky')", "def test_b():", "    pass"],
-        ["def test_a():", "    pass"],
+        ["def test_a():", "    assert run() == 1"],
     )
     found = signals(vllm_preset, files=[test_file])
     assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip"]
@@ -200,3 +225,28 @@ def test_a_default_changed_in_a_test_file_is_no_signal(vllm_preset: Preset) -> N
     )
     in_test = signals(vllm_preset, files=[file_patch("tests/test_config.py", [new], [old])])
     assert SignalKind.DEFAULT_CHANGED not in in_test
+
+
+def test_a_removed_placeholder_test_loses_no_coverage(vllm_preset: Preset) -> None:
+    placeholder = file_patch(
+        "tests/test_device_op.py",
+        ["def test_fp32_fallback():", "    assert cast(1.0) == 1.0"],
+        ["def test_device_op_placeholder():", '    """To be written."""', "    pass"],
+    )
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[placeholder])
+
+
+def test_a_benchmark_section_is_a_test_result_even_when_the_test_section_is_empty(
+    vllm_preset: Preset,
+) -> None:
+    template = (
+        "### What this PR does / why we need it?\nSpeeds up the draft window.\n"
+        "### How was this patch tested?\n\n"
+    )
+    results = (
+        "### Performance gain under different window sizes\n| window | TPOT |\n| 512 | 41.6ms |\n"
+    )
+    files = [file_patch("vllm/x.py", ["x = 1"])]
+    assert SignalKind.EMPTY_TEST_RESULT in signals(vllm_preset, files=files, body=template)
+    found = signals(vllm_preset, files=files, body=template + results)
+    assert SignalKind.EMPTY_TEST_RESULT not in found

@@ -882,3 +882,39 @@ def test_a_file_its_rewrite_point_names_gets_no_second_point_of_line_counts() ->
     paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
     assert "`curRowFactor`" in paragraph  # the rewrite point
     assert "`split_core.h`（+1/−1）" not in paragraph
+
+
+def test_a_second_rewrite_in_another_function_is_not_said_under_the_first() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    patch = (
+        "@@ -10,3 +10,3 @@ def compute_transfer_block_ids(request):\n"
+        "     total = request.prompt_len\n"
+        "-    n = total // self.compress_ratio[i]\n"
+        "+    n = total // self.group_compress_ratio[i]\n"
+        "     return n\n"
+        "@@ -40,3 +40,3 @@ def request_finished(request):\n"
+        "     blocks = request.blocks\n"
+        '-    logger.info("freeing %d blocks", len(computed_block_ids))\n'
+        '+    logger.info("freeing %d blocks", sum(computed_block_lens))\n'
+        "     return blocks"
+    )
+    pr = make_pr(
+        files=[{"path": "pkg/connector.py", "status": "modified", "additions": 2, "deletions": 2,
+                "patch": patch}],
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    assert {e.symbol for e in d.edits} == {"compute_transfer_block_ids", "request_finished"}
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+    for edit in d.edits:  # each rewrite said, if at all, under its own function
+        said = paragraph.find(f"`{edit.after}`")
+        other = next(e for e in d.edits if e is not edit)
+        if said >= 0:
+            assert paragraph.rfind(f"`{other.symbol}` 里", 0, said) < paragraph.rfind(
+                f"`{edit.symbol}` 里", 0, said
+            ), paragraph

@@ -579,8 +579,12 @@ _USER_WORDS = re.compile(
 )
 _YES = re.compile(r"^\W*yes\b[\s,.;:!—–-]*", re.I)
 _BREAKING = re.compile(
-    r"\bbreaking\b|\bno longer\b|\bremoved?\b|\bdeprecat\w+|\bmust (?:now )?(?:set|use|"
-    r"change|pass|migrate)\b|\bincompatib\w+|\brenamed\b|\bnot (?:be )?supported any ?more\b|"
+    # "no longer" of what a user gives or relies on ("… is no longer read"), not of what the
+    # code does internally ("will no longer subtract the estimate")
+    r"\bbreaking\b|\bno longer (?:be )?(?:supports?|supported|accepts?|accepted|available|works?|"
+    r"allowed|exists?|recogni[sz]ed|reads?|read|used|honou?red|respected|applied)\b|"
+    r"\bremoved?\b|\bdeprecat\w+|\bmust (?:now )?(?:set|use|change|pass|migrate)\b|"
+    r"\bincompatib\w+|\brenamed\b|\bnot (?:be )?supported any ?more\b|"
     r"\berrors? out\b|\bfail(?:s)? (?:fast|at startup)\b",
     re.I,
 )

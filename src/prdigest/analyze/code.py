@@ -378,7 +378,13 @@ def _walk_hunk(
         scope = sides[line.kind]
         indent = _INSIDE if continued else len(text) - len(body)
         target = definition if definition is not None else scope.current(indent)
-        named = None if definition is not None or not constants else constant_in(text, language)
+        # in a function's body an UPPER_CASE name is a global assigned there, not a constant
+        in_function = target is not None and target.kind in ("function", "method")
+        named = (
+            None
+            if definition is not None or not constants or in_function
+            else constant_in(text, language)
+        )
         if named is not None:  # a changed constant is named for itself, not its enclosing scope
             target, parent = Definition(named, "constant", -1), None
         elif (

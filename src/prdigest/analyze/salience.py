@@ -437,7 +437,11 @@ def _squeeze(match: re.Match[str]) -> str:
     return " ".join(match.group(0).split()).replace(' "', '"').replace(" '", "'")
 
 
-_TARGET = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*(?::[^=]+)?=(?!=)")  # x = …, x: T = …
+# what a line assigns: x = …, x: T = …, and a C-like declaration (uint32_t n = …, auto* p = …)
+_TARGET = re.compile(
+    r"^(?:(?:const\s+|static\s+|constexpr\s+)*[A-Za-z_](?:[\w<>,]|::)*[\s*&]+)?"
+    r"(?P<name>[A-Za-z_][\w.]*)\s*(?::[^=]+)?=(?!=)"
+)
 _PROSE = re.compile(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")  # three plain words in a row
 _QUOTED = re.compile(r"([\"']).*?\1")
 
@@ -448,6 +452,9 @@ def _code_like(text: str) -> bool:
     # string literals do not make code prose
     plain = _QUOTED.sub("''", text) if "'" in text or '"' in text else text
     return not _PROSE.search(plain)
+
+
+_PY_KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}  # values, not syntax
 
 
 def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] | None:
@@ -495,7 +502,13 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         at_a = ta[i1].start() if i1 < len(ta) else len(a)
         at_b = tb[j1].start() if j1 < len(tb) else len(b)
         around_a, around_b = _enclosing(a, at_a), _enclosing(b, at_b)
-        if around_a and around_b and len(around_a) <= MAX_SPAN and len(around_b) <= MAX_SPAN:
+        if (
+            around_a
+            and around_b
+            and around_a != around_b  # the same group on both sides says no change
+            and len(around_a) <= MAX_SPAN
+            and len(around_b) <= MAX_SPAN
+        ):
             return around_a, around_b
         continued = (
             before.rstrip().endswith((",", "(", "["))
@@ -508,6 +521,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     old, new = _span(a, ta, i1, i2 - 1, argument), _span(b, tb, j1, j2 - 1, argument)
     if not old or not new or len(old) > MAX_SPAN or len(new) > MAX_SPAN or old == new:
         return None
+    if old in _PY_KEYWORDS and new in _PY_KEYWORDS:
+        return None  # "if" → "elif": a branch added before it, said by the lines around
     if not (_balanced(old) and _balanced(new)):
         return None  # a fragment of a statement that spans lines
     if not python and (old in new or new in old):
@@ -540,6 +555,10 @@ def _edits(
             continue  # a kernel's edit is detail when the Python side carries the change
         left_old: list[DiffLine] = []
         left_new: list[DiffLine] = []
+        # a line also on the other side of the file's patch moved: it is no edit's old or new
+        # line (a parameter moved up its list beside one deleted is no rename of the deleted)
+        removed_texts = {x.text.strip() for x in patch.removed()}
+        added_texts = {x.text.strip() for x in patch.added()}
         for hunk in patch.hunks:
             removed: list[DiffLine] = []
             added: list[DiffLine] = []
@@ -551,8 +570,12 @@ def _edits(
                     added.append(line)
                     continue
                 if removed or added:  # a context line between two others ends no block
-                    olds = [x for x in removed if _editable(x)]
-                    news = [x for x in added if _editable(x)]
+                    olds = [
+                        x for x in removed if _editable(x) and x.text.strip() not in added_texts
+                    ]
+                    news = [
+                        x for x in added if _editable(x) and x.text.strip() not in removed_texts
+                    ]
                     pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6)
                     found += pairs
                     left_old += old_rest
@@ -963,9 +986,9 @@ def rank(
     ranked = [x.fact(f"n{i}") for i, x in enumerate(unique[:MAX_SALIENT], 1)]
     edited_paths = {f.path for f, _l, _b, _a in raw_edits}
     owners = {
-        f.path: _python_owners(p)
+        f.path: _python_owners(p) if f.language == "python" else _header_owners(p, f.language)
         for f, p in parsed
-        if f.language == "python" and f.path in edited_paths
+        if f.path in edited_paths
     }
     scores = {x.name: x.score for x in ranked}
     return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners)
@@ -992,9 +1015,8 @@ def _ranked_edits(
         return round(value, 6)
 
     def owner_of(fact: FileFact, line: DiffLine) -> str | None:
-        if fact.path in owners:  # Python: the definition the line sits in, as the hunk shows it
-            return owners[fact.path].get(line.new_no or -1)
-        return _owner(symbols, fact.path, line.new_no)
+        """The definition the line sits in, as the hunk shows it."""
+        return owners.get(fact.path, {}).get(line.new_no or -1)
 
     # a line of a definition the PR adds (not one moved or renamed) is new code, not an edit
     # made in place: "X 里把 a 改为 b" would say X was there before
@@ -1049,13 +1071,21 @@ def _python_owners(patch: ParsedPatch) -> dict[int, str]:
     return owners
 
 
-def _owner(symbols: Sequence[SymbolFact], path: str, line: int | None) -> str | None:
-    """The definition whose first changed line is nearest above ``line`` in ``path``."""
-    if line is None:
-        return None
-    above = [
-        s
-        for s in symbols
-        if s.path == path and s.line is not None and s.line <= line and s.kind not in ("field",)
-    ]
-    return max(above, key=lambda s: s.line or 0).name if above else None
+def _header_owners(patch: ParsedPatch, language: str | None) -> dict[int, str]:
+    """For each added line of a patch in a language without Python's indentation, the
+    definition git's hunk header names, or the last one the hunk opens above the line; a line
+    of a hunk whose header names none (``public:``) before any opens has no owner — the nearest
+    changed definition above it may have ended long before."""
+    owners: dict[int, str] = {}
+    for hunk in patch.hunks:
+        opened = header_definition(hunk.header, language)
+        current = opened.name if opened else None
+        for line in hunk.lines:
+            if line.kind == REMOVED:
+                continue
+            found = definition_in(line.text, language)
+            if found is not None:
+                current = found.name
+            elif line.kind == ADDED and line.new_no is not None and current:
+                owners[line.new_no] = current
+    return owners

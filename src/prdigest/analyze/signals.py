@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from prdigest.analyze.body import testing_of, user_facing_of, visible_lines
 from prdigest.analyze.moves import Moves
-from prdigest.analyze.patches import ParsedPatch
+from prdigest.analyze.patches import DiffLine, ParsedPatch
 from prdigest.core.models import (
     ChecksSummary,
     CommitFact,
@@ -126,8 +126,12 @@ _ENV_CALL = re.compile(
 _ENV_ATTR = re.compile(r"\benvs\.(?P<name>[A-Z][A-Z0-9_]+)\b")
 _SHELL_EXPORT = re.compile(r"^\s*(?:export\s+)(?P<name>[A-Z][A-Z0-9_]+)=")
 _FLAG = re.compile(r"(?:add_argument|option)\(\s*[\"'](?P<flag>--[a-z][a-z0-9-]+)[\"']")
-_SWALLOW_ONE_LINE = re.compile(r"^\s*except\b[^:]*:\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
-_EXCEPT = re.compile(r"^\s*except\b[^:]*:\s*(?:#.*)?$")
+# a broad catch (bare, Exception, BaseException) that passes hides every error; a specific one
+# that passes (``except ValueError: pass`` before a fallback, ``psutil.Error`` in a cleanup) is
+# the intended handling of one expected case
+_BROAD = r"(?:\s+\(?(?:Exception|BaseException)\b[^:]*)?"
+_SWALLOW_ONE_LINE = re.compile(rf"^\s*except{_BROAD}\s*:\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
+_EXCEPT = re.compile(rf"^\s*except{_BROAD}\s*:\s*(?:#.*)?$")
 _PASS = re.compile(r"^\s*(?:pass|\.\.\.)\s*(?:#.*)?$")
 _CLAMP_CALL = re.compile(r"\bmin\(")
 _BODY_ENV = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+){2,}\b")
@@ -331,8 +335,8 @@ def _clamp_expression(text: str) -> str | None:
         if end is None:
             continue
         expression = text[match.start() : end]
-        if "len(" in expression:
-            return expression[:100]
+        if "len(" in expression and not text[: match.start()].rstrip().endswith("range("):
+            return expression[:100]  # a range(min(k, len(xs))) bound walks what there is
     return None
 
 
@@ -491,12 +495,38 @@ _TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.(?:py|rs|go|sh|js|
 
 
 def _removed_test_names(patch: ParsedPatch) -> list[tuple[str, int | None]]:
+    """Tests whose definition the patch removes, but for placeholders: a test whose whole body
+    (as removed) is ``pass``, ``...`` or a docstring tested nothing, so nothing is lost."""
     found = []
-    for line in patch.removed():
-        m = _TEST_DEF.match(line.text) if "test_" in line.text else None
-        if m:
-            found.append((m.group(1) or m.group(2), line.old_no))
+    for hunk in patch.hunks:
+        for at, line in enumerate(hunk.lines):
+            if line.kind != "-" or "test_" not in line.text:
+                continue
+            m = _TEST_DEF.match(line.text)
+            if m and not _placeholder(hunk.lines, at):
+                found.append((m.group(1) or m.group(2), line.old_no))
     return found
+
+
+_EMPTY_BODY = re.compile(r"""^\s*(?:pass|\.\.\.|#.*|(?:r?(?:\"\"\"|\'\'\'|"|').*))?\s*$""")
+
+
+def _placeholder(lines: Sequence[DiffLine], at: int) -> bool:
+    """Whether the removed Python test defined at ``lines[at]`` had an empty body: every removed
+    line below it, up to the next line at its indentation or less, is blank, a comment, a
+    docstring line, ``pass`` or ``...`` (a ``{``-bodied test of another language is never)."""
+    head = lines[at].text
+    if not head.rstrip().endswith(":"):
+        return False
+    indent = len(head) - len(head.lstrip())
+    body = []
+    for line in lines[at + 1 :]:
+        if line.text.strip() and len(line.text) - len(line.text.lstrip()) <= indent:
+            break
+        if line.kind != "-":
+            return False  # the body goes on in context: not removed whole
+        body.append(line.text)
+    return bool(body) and all(_EMPTY_BODY.match(text) for text in body)
 
 
 def _tests_deleted(
@@ -593,6 +623,8 @@ def _empty_test_result(out: _Collector, sections: Sequence[SectionFact]) -> None
             out.add(SignalKind.EMPTY_TEST_RESULT, section.heading, provenance=section.provenance)
     if any(s.name == "test_result" for s in sections):
         return
+    if any(s.name == "benchmark" and not s.empty for s in sections):
+        return  # the body reports results under a heading of its own
     plan = next((s for s in sections if s.name == "test_plan"), None)
     if plan is None:
         return

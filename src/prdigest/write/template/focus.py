@@ -427,7 +427,8 @@ def _edit_point(
     if not edits:
         return None
     first = edits[0]
-    same = [e for e in edits[1:3] if e.path == first.path][:1]
+    # a second rewrite is said under the first's definition only when it sits in it too
+    same = [e for e in edits[1:3] if (e.path, e.symbol) == (first.path, first.symbol)][:1]
     where = file_name(first.path, names, cited)
     if first.symbol:
         where = p.get("point", "edit_in", file=where, symbol=cited.name(first.symbol, first.path))
