@@ -141,3 +141,14 @@ def test_a_change_of_what_the_code_does_inside_is_no_breaking_change() -> None:
     assert change and not breaking
     gone = body.replace("will no longer subtract the estimated", "no longer accepts the")
     assert user_facing_of(extract_sections(gone))[1]
+
+
+def test_a_title_in_quotes_still_gives_its_tags() -> None:
+    from prdigest.analyze.body import split_title
+
+    title = '"[Ascend950] [BugFix]Fix garbled MoE output with allgather when SP is off.“'
+    assert split_title(title) == (
+        ("Ascend950", "BugFix"),
+        "Fix garbled MoE output with allgather when SP is off.",
+    )
+    assert split_title('[Revert] "[Bugfix] Fix eplb"') == (("Revert",), '"[Bugfix] Fix eplb"')

@@ -250,3 +250,34 @@ def test_a_benchmark_section_is_a_test_result_even_when_the_test_section_is_empt
     assert SignalKind.EMPTY_TEST_RESULT in signals(vllm_preset, files=files, body=template)
     found = signals(vllm_preset, files=files, body=template + results)
     assert SignalKind.EMPTY_TEST_RESULT not in found
+    stated = template.replace("Speeds up", "Result: accuracy 72% -> 86%; speeds up")
+    assert SignalKind.EMPTY_TEST_RESULT not in signals(vllm_preset, files=files, body=stated)
+
+
+def test_tests_folded_into_one_parametrized_test_or_gone_with_their_code_are_replaced(
+    vllm_preset: Preset,
+) -> None:
+    folded = file_patch(
+        "tests/test_hidden_states.py",
+        ["@pytest.mark.parametrize('mode', ['eager', 'aclgraph'])",
+         "def test_extract_hidden_states(mode):", "    assert run(mode)"],
+        ["def test_extract_hidden_states_eager_mode():", "    assert run('eager')",
+         "def test_extract_hidden_states_aclgraph_mode():", "    assert run('aclgraph')"],
+    )  # fmt: skip
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[folded])
+    with_code = [
+        file_patch("vllm/ops/conv.py", ["x = 1"], ["def pad_spec_conv1d_host_args(a):", "    return a"]),
+        file_patch("tests/test_conv.py", ["x = 1"],
+                   ["def test_pad_spec_conv1d_host_args_keeps_order():", "    assert f()"]),
+    ]  # fmt: skip
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=with_code)
+    alone = [with_code[1]]  # the code stays: the test's loss is worth a look
+    assert signals(vllm_preset, files=alone)[SignalKind.TESTS_DELETED] == [
+        "test_pad_spec_conv1d_host_args_keeps_order"
+    ]
+
+
+def test_a_skip_for_a_missing_optional_module_needs_no_follow_up(vllm_preset: Preset) -> None:
+    line = "@pytest.mark.skipif(Qwen3_5MultiTokenPredictor is None, reason='old vLLM')"
+    found = signals(vllm_preset, files=[file_patch("tests/test_mtp.py", [line])])
+    assert SignalKind.SKIP_ADDED not in found

@@ -90,10 +90,15 @@ class BodyLine:
     text: str
 
 
+_QUOTED_TAGS = re.compile(r'^["“]\s*\[')
+
+
 def split_title(title: str) -> tuple[tuple[str, ...], str]:
     """Bracket tags and the rest: ``[Bugfix][NIXL] Fix x`` → (("Bugfix", "NIXL"), "Fix x")."""
     tags: list[str] = []
     rest = title.strip()
+    if _QUOTED_TAGS.match(rest):  # a title in quotes would hide the tags after its quote
+        rest = rest[1:].strip().rstrip('"“”').rstrip()
     while True:
         match = _TAG.match(rest)
         if not match:

@@ -279,6 +279,9 @@ def field_in(line: str, language: str | None, scope: Definition | None) -> str |
         return None
     if line.rstrip().endswith((",", "(", "[")):
         return None
+    if len(line) - len(line.lstrip()) > scope.indent + 4:
+        return None  # deeper than the class body: a method's annotated local (its def above
+        # the hunk, the header naming only the class)
     match = _FIELD.match(line)
     return match["name"] if match else None
 

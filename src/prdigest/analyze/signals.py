@@ -66,7 +66,7 @@ _SKIP = re.compile(
 # a skipif whose condition is the environment (a missing optional package, device or platform):
 # the test runs where it can, nobody needs to come back to it
 _CAPABILITY_SKIP = re.compile(
-    r"@pytest\.mark\.skipif\((?:\s*not\s+(?:HAS_\w+|\w*_AVAILABLE\b)"
+    r"@pytest\.mark\.skipif\((?:\s*[\w.]+\s+is\s+None\b|\s*not\s+(?:HAS_\w+|\w*_AVAILABLE\b)"
     r"|\s*(?:not\s+)?[\w.]*(?:is_available|device_count)\(\)|\s*sys\.platform"
     r"|.*\breason\s*=\s*[\"'][^\"']*"
     r"\b(?:not available|unavailable|not installed|requires?|needs?)\b)",
@@ -416,7 +416,7 @@ def detect(
     _tests_deleted(out, parsed, files, commits, moves or Moves())
     _no_tests(out, files, tests, kind, is_test)
     _promised(out, remarks)
-    _empty_test_result(out, sections)
+    _empty_test_result(out, sections, results=bool(body and _RESULTS.search(body)))
     _breaking(out, sections)
     _unresolved(out, threads)
     if checks and checks.failed:
@@ -550,8 +550,13 @@ def _tests_deleted(
     added_tests: set[str] | None = None  # read only when a test is removed: few PRs
     moved_files = set(moves.files.values())
 
+    removed_code: set[str] | None = None  # source definitions the PR deletes
+
     def replaced(path: str, name: str) -> bool:
-        nonlocal added_tests
+        """Replaced by a test of its name, by a test whose name it extends (two tests folded
+        into one parametrized ``test_x``: ``test_x_eager_mode`` …), by its moved or renamed
+        self, or gone with the code it tested (``test_pad_args`` when ``pad_args`` is deleted)."""
+        nonlocal added_tests, removed_code
         if added_tests is None:
             added_tests = {
                 m.group(1) or m.group(2)
@@ -559,7 +564,13 @@ def _tests_deleted(
                 for line in patch.added()
                 if "test_" in line.text and (m := _TEST_DEF.match(line.text))
             }
-        return name in added_tests or moves.replaced(path, name)
+            removed_code = _removed_definitions(parsed, added_text=_added_text(parsed))
+        if name in added_tests or moves.replaced(path, name):
+            return True
+        if any(name.startswith(f"{added}_") for added in added_tests):
+            return True
+        subject = name.removeprefix("test_")
+        return any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code or ())
 
     patches = {fact.path: patch for fact, patch in parsed}
     for fact in files:
@@ -581,6 +592,32 @@ def _tests_deleted(
         for name, line in _removed_test_names(patch):
             if not replaced(fact.path, name):
                 out.add(SignalKind.TESTS_DELETED, name, path=fact.path, line=line)
+
+
+_PY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")
+
+
+def _added_text(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> str:
+    return "\n".join(line.text for _fact, patch in parsed for line in patch.added())
+
+
+def _removed_definitions(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]], *, added_text: str
+) -> set[str]:
+    """Names of the functions and classes the PR's source files lose and do not define again."""
+    found: set[str] = set()
+    for fact, patch in parsed:
+        if fact.role is not Role.SOURCE:
+            continue
+        for line in patch.removed():
+            m = (
+                _PY_DEFINITION.match(line.text)
+                if ("def " in line.text or "class " in line.text)
+                else None
+            )
+            if m and not re.search(rf"\b(?:def|class)\s+{re.escape(m.group(1))}\b", added_text):
+                found.add(m.group(1))
+    return found
 
 
 def _no_tests(
@@ -614,17 +651,29 @@ def _promised(out: _Collector, remarks: Sequence[RemarkFact]) -> None:
             )
 
 
-def _empty_test_result(out: _Collector, sections: Sequence[SectionFact]) -> None:
+# results the body gives outside its test section: a figure going from one value to another,
+# a "Result:"/"accuracy"/"TTFT" line with a number, a table row of numbers
+_RESULTS = re.compile(
+    r"\d[\d.,]*\s*%?\s*(?:->|→|=>|to)\s*\d|\b(?:results?|accuracy|ttft|tpot|throughput|"
+    r"latency)\b[^\n]{0,40}?\d|^\s*\|(?:[^|\n]*\|){1,}[^|\n]*\d[^|\n]*\|",
+    re.I | re.M,
+)
+
+
+def _empty_test_result(
+    out: _Collector, sections: Sequence[SectionFact], *, results: bool = False
+) -> None:
     """An empty Test Result (vLLM's template); where the template has one test section
     (vllm-ascend's "How was this patch tested?"), that section empty, "no test", or naming only
-    linters and compiles."""
+    linters and compiles — unless the body reports ``results`` elsewhere (a figure, a results
+    table, a benchmark heading of its own)."""
     for section in sections:
         if section.name == "test_result" and section.empty:
             out.add(SignalKind.EMPTY_TEST_RESULT, section.heading, provenance=section.provenance)
     if any(s.name == "test_result" for s in sections):
         return
-    if any(s.name == "benchmark" and not s.empty for s in sections):
-        return  # the body reports results under a heading of its own
+    if results or any(s.name == "benchmark" and not s.empty for s in sections):
+        return  # the body reports results elsewhere
     plan = next((s for s in sections if s.name == "test_plan"), None)
     if plan is None:
         return
@@ -654,6 +703,10 @@ def _unresolved(out: _Collector, threads: Sequence[ThreadFact]) -> None:
             )
 
 
+# a body line that places the name outside this PR ("the existing upstream env", "vLLM PR #1")
+_ELSEWHERE_NAME = re.compile(r"\b(?:existing|upstream|already|vllm (?:pr|main)|pr #?\d)|#\d", re.I)
+
+
 def _stale_body(
     out: _Collector, body: str | None, patch_texts: Sequence[str], env_prefixes: Sequence[str]
 ) -> None:
@@ -678,7 +731,7 @@ def _stale_body(
             name = match.group(0)
             if not name.startswith(tuple(env_prefixes)) or stripped[match.end() :].startswith("="):
                 continue  # not the project's variable, or set in an inline command
-            if name not in diff_text:
+            if name not in diff_text and not _ELSEWHERE_NAME.search(stripped):
                 out.add(
                     SignalKind.STALE_BODY,
                     name,

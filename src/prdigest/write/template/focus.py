@@ -264,7 +264,7 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     techniques = []
     for q in d.techniques:
         if shown and not _used_by(q, unique):
-            continue  # said of the named new tests, so only what one of them does
+            continue  # said of the named new tests, so only what each of them does
         label = (
             cited.name(q.label, q.path, q.line)
             if q.technique not in ("shell_stub", "hypothesis", "subprocess")
@@ -287,10 +287,11 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
 
 
 def _used_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
-    """Whether one of these tests uses the technique (unknown scopes: not claimed)."""
+    """Whether every one of these tests uses the technique — "新增的测试 A 与 B，用 X …" says it
+    of both (unknown scopes: not claimed)."""
     if q.used_in is None:
         return False
-    return any(t.path == q.path and t.name in q.used_in for t in tests)
+    return all(t.path == q.path and t.name in q.used_in for t in tests)
 
 
 def _tests_text(
