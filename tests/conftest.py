@@ -110,6 +110,20 @@ def make_pr(number: int = 1, **fields: object) -> PullRequest:
     return parse_record(data)
 
 
+def one_file_dossier(path: str, patch: str) -> Dossier:
+    """The full dossier of a PR that changes one modified file by ``patch`` (counts from it)."""
+    lines = patch.splitlines()
+    change = {
+        "path": path,
+        "status": "modified",
+        "additions": sum(1 for x in lines if x.startswith("+")),
+        "deletions": sum(1 for x in lines if x.startswith("-")),
+        "patch": patch,
+    }
+    pr = make_pr(files=[change])
+    return analyze(pr, load_preset(pr.repo))
+
+
 def file_patch(
     path: str, added: list[str], removed: list[str] | None = None, status: str = "modified"
 ) -> dict[str, object]:

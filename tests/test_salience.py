@@ -571,10 +571,7 @@ def test_no_edit_that_says_a_became_a_or_only_swaps_keywords() -> None:
 
 
 def test_a_parameter_moved_beside_one_deleted_is_no_rename_of_it() -> None:
-    from prdigest.analyze import analyze
-    from prdigest.core.presets import load_preset
-
-    from conftest import make_pr
+    from conftest import one_file_dossier
 
     patch = (
         "@@ -1,6 +1,5 @@ def kernel(\n"
@@ -585,19 +582,12 @@ def test_a_parameter_moved_beside_one_deleted_is_no_rename_of_it() -> None:
         "-    batch_size_per_vec: int,\n"
         " ):"
     )
-    pr = make_pr(
-        files=[{"path": "pkg/kernel.py", "status": "modified", "additions": 1, "deletions": 2,
-                "patch": patch}],
-    )  # fmt: skip
-    d = analyze(pr, load_preset(pr.repo))
+    d = one_file_dossier("pkg/kernel.py", patch)
     assert not [e for e in d.edits if e.before == "batch_size_per_vec"]
 
 
 def test_a_global_assigned_in_a_function_is_no_new_constant() -> None:
-    from prdigest.analyze import analyze
-    from prdigest.core.presets import load_preset
-
-    from conftest import make_pr
+    from conftest import one_file_dossier
 
     patch = (
         "@@ -10,3 +10,5 @@ def is_drafter_moe_model(config):\n"
@@ -607,20 +597,13 @@ def test_a_global_assigned_in_a_function_is_no_new_constant() -> None:
         "+        _IS_DRAFTER_MOE_MODEL = False\n"
         "     return _IS_DRAFTER_MOE_MODEL"
     )
-    pr = make_pr(
-        files=[{"path": "pkg/utils.py", "status": "modified", "additions": 2, "deletions": 0,
-                "patch": patch}],
-    )  # fmt: skip
-    d = analyze(pr, load_preset(pr.repo))
+    d = one_file_dossier("pkg/utils.py", patch)
     assert not [s for s in d.symbols if s.name == "_IS_DRAFTER_MOE_MODEL"]
     assert [s.name for s in d.symbols] == ["is_drafter_moe_model"]
 
 
 def test_a_kernel_rewrite_is_owned_by_the_definition_its_hunk_shows_or_none() -> None:
-    from prdigest.analyze import analyze
-    from prdigest.core.presets import load_preset
-
-    from conftest import make_pr
+    from conftest import one_file_dossier
 
     patch = (
         "@@ -10,3 +10,3 @@ public:\n"
@@ -634,11 +617,7 @@ def test_a_kernel_rewrite_is_owned_by_the_definition_its_hunk_shows_or_none() ->
         "+    auto rows = curRowFactor;\n"
         "     return;"
     )
-    pr = make_pr(
-        files=[{"path": "csrc/kernel/gdr_v310.h", "status": "modified", "additions": 2,
-                "deletions": 2, "patch": patch}],
-    )  # fmt: skip
-    d = analyze(pr, load_preset(pr.repo))
+    d = one_file_dossier("csrc/kernel/gdr_v310.h", patch)
     owners = {e.after: e.symbol for e in d.edits}
     assert owners.get("curRowFactor", "") is None  # no definition shown above it in its hunk
     assert all(owner in (None, "Init") for owner in owners.values()), owners

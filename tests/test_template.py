@@ -858,11 +858,9 @@ def test_a_summary_is_said_only_where_the_body_gives_no_reason_and_room_is_left(
 
 
 def test_a_file_its_rewrite_point_names_gets_no_second_point_of_line_counts() -> None:
-    from prdigest.analyze import analyze
     from prdigest.core.models import Assessment
-    from prdigest.core.presets import load_preset
 
-    from conftest import make_pr
+    from conftest import one_file_dossier
 
     patch = (
         "@@ -10,3 +10,3 @@\n"
@@ -871,25 +869,18 @@ def test_a_file_its_rewrite_point_names_gets_no_second_point_of_line_counts() ->
         "+    auto rows = curRowFactor;\n"
         "     return rows;"
     )
-    pr = make_pr(
-        title="[BugFix] Fix out-of-bounds access in the split-core kernel",
-        files=[{"path": "csrc/hc_pre/split_core.h", "status": "modified", "additions": 1,
-                "deletions": 1, "patch": patch}],
-    )  # fmt: skip
-    d = analyze(pr, load_preset(pr.repo))
+    d = one_file_dossier("csrc/hc_pre/split_core.h", patch)
     assert not d.symbols and d.edits  # no definition to name: the file and its rewrite
-    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    skim = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
     paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
     assert "`curRowFactor`" in paragraph  # the rewrite point
     assert "`split_core.h`（+1/−1）" not in paragraph
 
 
 def test_a_second_rewrite_in_another_function_is_not_said_under_the_first() -> None:
-    from prdigest.analyze import analyze
     from prdigest.core.models import Assessment
-    from prdigest.core.presets import load_preset
 
-    from conftest import make_pr
+    from conftest import one_file_dossier
 
     patch = (
         "@@ -10,3 +10,3 @@ def compute_transfer_block_ids(request):\n"
@@ -903,13 +894,9 @@ def test_a_second_rewrite_in_another_function_is_not_said_under_the_first() -> N
         '+    logger.info("freeing %d blocks", sum(computed_block_lens))\n'
         "     return blocks"
     )
-    pr = make_pr(
-        files=[{"path": "pkg/connector.py", "status": "modified", "additions": 2, "deletions": 2,
-                "patch": patch}],
-    )  # fmt: skip
-    d = analyze(pr, load_preset(pr.repo))
+    d = one_file_dossier("pkg/connector.py", patch)
     assert {e.symbol for e in d.edits} == {"compute_transfer_block_ids", "request_finished"}
-    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    skim = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
     paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
     for edit in d.edits:  # each rewrite said, if at all, under its own function
         said = paragraph.find(f"`{edit.after}`")

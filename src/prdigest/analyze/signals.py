@@ -24,6 +24,15 @@ Assumptions:
   or at least 10 changed source lines of a kind other than docs/ci/deps/chore.
 * "Follow-up promised": a conversation remark that defers work ("follow-up", "separate PR",
   "not for this PR").
+* "Swallowed exception": a broad catch (bare ``except``, ``Exception``, ``BaseException``) whose
+  body is ``pass``; a specific exception passed is taken as the intended handling of an
+  expected case (a parse fallback, a best-effort cleanup). "Silent clamp": ``min(x, len(y) …)``
+  cutting a count or index, but not as the bound of a ``range()``.
+* "Tests deleted": not a placeholder (a body of ``pass``, ``...`` or a docstring), not a test
+  folded into one parametrized test whose name it extends, not one gone with the source
+  definition it is named after.
+* "Empty test result": not when the body states results elsewhere (a before → after figure, a
+  result/accuracy/latency line with a number, a table row of numbers, a benchmark heading).
 * "Default changed": in a Python source file, a removed line and the added line that replaces
   it (one run of removed then added lines) give the same option another literal default
   (``True``/``False``/``None``/a number, not ``0`` → ``0.0``): a config lookup
@@ -451,6 +460,9 @@ _DEFAULTS = (  # an option and its default, in the shapes code gives one
 
 def _default_of(text: str) -> tuple[str, str, str] | None:
     """(the text before the option, the option, its literal default) of a line that sets one."""
+    end = text.rstrip(" ,)\n")
+    if not (end[-1:].isdigit() or end.endswith(("True", "False", "None")) or "default=" in text):
+        return None  # every shape ends on its literal: most lines go without a regex
     for pattern in _DEFAULTS:
         match = pattern.match(text)
         if match:
@@ -564,7 +576,7 @@ def _tests_deleted(
                 for line in patch.added()
                 if "test_" in line.text and (m := _TEST_DEF.match(line.text))
             }
-            removed_code = _removed_definitions(parsed, added_text=_added_text(parsed))
+            removed_code = _removed_definitions(parsed)
         if name in added_tests or moves.replaced(path, name):
             return True
         if any(name.startswith(f"{added}_") for added in added_tests):
@@ -597,27 +609,22 @@ def _tests_deleted(
 _PY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 
 
-def _added_text(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> str:
-    return "\n".join(line.text for _fact, patch in parsed for line in patch.added())
-
-
-def _removed_definitions(
-    parsed: Sequence[tuple[FileFact, ParsedPatch]], *, added_text: str
-) -> set[str]:
-    """Names of the functions and classes the PR's source files lose and do not define again."""
-    found: set[str] = set()
-    for fact, patch in parsed:
-        if fact.role is not Role.SOURCE:
-            continue
-        for line in patch.removed():
-            m = (
-                _PY_DEFINITION.match(line.text)
-                if ("def " in line.text or "class " in line.text)
-                else None
-            )
-            if m and not re.search(rf"\b(?:def|class)\s+{re.escape(m.group(1))}\b", added_text):
-                found.add(m.group(1))
+def _definitions(lines: Iterable[DiffLine]) -> set[str]:
+    """Names of the Python functions and classes the lines define."""
+    found = set()
+    for line in lines:
+        text = line.text
+        m = _PY_DEFINITION.match(text) if ("def " in text or "class " in text) else None
+        if m:
+            found.add(m.group(1))
     return found
+
+
+def _removed_definitions(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str]:
+    """Names of the functions and classes the PR's source files lose and do not define again."""
+    sources = [patch for fact, patch in parsed if fact.role is Role.SOURCE]
+    removed = _definitions(line for patch in sources for line in patch.removed())
+    return removed - _definitions(line for _fact, patch in parsed for line in patch.added())
 
 
 def _no_tests(

@@ -234,12 +234,7 @@ class _Draft:
         or design a reader is after, the first of them first), a dropped point (the last to go
         first) in its shortest wording, then more names in each point, the first first, then a
         weak follow-up."""
-        for sentence in reversed(self.why_gone):
-            self.why.append(sentence)
-            if not self.fits():
-                self.why.pop()
-                break
-        self.why_gone.clear()
+        self._give_back(self.why, self.why_gone)
         for wordings in reversed(self.gone):
             self.wordings.append(wordings)
             self.at.append(len(wordings) - 1)
@@ -253,12 +248,16 @@ class _Draft:
                 if not self.fits():
                     self.at[i] += 1
                     break
-        for item in reversed(self.weak_gone):
-            self.followups.append(item)
+        self._give_back(self.followups, self.weak_gone)
+
+    def _give_back(self, items: list[str], gone: list[str]) -> None:
+        """Sentences dropped from ``items`` back, the last to go first, while they fit."""
+        for item in reversed(gone):
+            items.append(item)
             if not self.fits():
-                self.followups.pop()
+                items.pop()
                 break
-        self.weak_gone.clear()
+        gone.clear()
 
     def _trim_or_pop(self) -> None:
         """The last point says fewer names, or goes when it has no shorter wording."""
