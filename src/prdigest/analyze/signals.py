@@ -47,8 +47,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from prdigest.analyze.body import testing_of, user_facing_of, visible_lines
+from prdigest.analyze.code import definition_in
 from prdigest.analyze.moves import Moves
-from prdigest.analyze.patches import DiffLine, ParsedPatch
+from prdigest.analyze.patches import ADDED, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
     ChecksSummary,
     CommitFact,
@@ -481,14 +482,14 @@ def _defaults_changed(out: _Collector, fact: FileFact, patch: ParsedPatch) -> No
     for hunk in patch.hunks:
         removed: list[tuple[str, str, str]] = []
         for at, line in enumerate(hunk.lines):
-            if line.kind == "-":
-                if at and hunk.lines[at - 1].kind == "+":
+            if line.kind == REMOVED:
+                if at and hunk.lines[at - 1].kind == ADDED:
                     removed = []  # a new run of removed lines
                 found = _default_of(line.text)
                 if found:
                     removed.append(found)
                 continue
-            if line.kind != "+":
+            if line.kind != ADDED:
                 removed = []
                 continue
             new = _default_of(line.text) if removed else None
@@ -512,7 +513,7 @@ def _removed_test_names(patch: ParsedPatch) -> list[tuple[str, int | None]]:
     found = []
     for hunk in patch.hunks:
         for at, line in enumerate(hunk.lines):
-            if line.kind != "-" or "test_" not in line.text:
+            if line.kind != REMOVED or "test_" not in line.text:
                 continue
             m = _TEST_DEF.match(line.text)
             if m and not _placeholder(hunk.lines, at):
@@ -535,7 +536,7 @@ def _placeholder(lines: Sequence[DiffLine], at: int) -> bool:
     for line in lines[at + 1 :]:
         if line.text.strip() and len(line.text) - len(line.text.lstrip()) <= indent:
             break
-        if line.kind != "-":
+        if line.kind != REMOVED:
             return False  # the body goes on in context: not removed whole
         body.append(line.text)
     return bool(body) and all(_EMPTY_BODY.match(text) for text in body)
@@ -606,18 +607,9 @@ def _tests_deleted(
                 out.add(SignalKind.TESTS_DELETED, name, path=fact.path, line=line)
 
 
-_PY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")
-
-
 def _definitions(lines: Iterable[DiffLine]) -> set[str]:
     """Names of the Python functions and classes the lines define."""
-    found = set()
-    for line in lines:
-        text = line.text
-        m = _PY_DEFINITION.match(text) if ("def " in text or "class " in text) else None
-        if m:
-            found.add(m.group(1))
-    return found
+    return {d.name for line in lines if (d := definition_in(line.text, "python")) is not None}
 
 
 def _removed_definitions(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str]:
