@@ -111,6 +111,10 @@ def test_what_the_test_section_says() -> None:
     assert testing_of(extract_sections(head + "- pre-commit run --all-files" + boiler)) == "lint"
     assert testing_of(extract_sections(head + "pytest tests/ut/test_x.py" + boiler)) == "described"
     assert testing_of(extract_sections("### What this PR does?\nA fix.")) == "unknown"
+    hooks = "- All pre-commit hooks passed, including ruff.\n- py_compile passed.\n"
+    assert testing_of(extract_sections(head + hooks + boiler)) == "lint"
+    checked = hooks + "- Targeted checks passed for protocol selection and lazy init.\n"
+    assert testing_of(extract_sections(head + checked + boiler)) == "described"
 
 
 def test_before_after_figures_and_user_facing_changes() -> None:

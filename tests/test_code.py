@@ -112,6 +112,16 @@ def test_rust_and_cpp_definitions() -> None:
     assert symbols("k.cu", cpp)["topk_kernel"][1] == "added"
 
 
+def test_a_cpp_statement_that_looks_like_a_signature_defines_nothing() -> None:
+    # `if constexpr (…) {` and a call continued on the next line are no function
+    cpp = (
+        "@@ -1,1 +1,9 @@\n #include <x>\n+inline uint32_t Tools::GetIdx(uint32_t b)\n+{\n"
+        "+    if constexpr (COMP::layout == TH) {\n+        return 1;\n+    }\n"
+        "+    return Make(b,\n+                1);\n+}"
+    )
+    assert set(symbols("t.h", cpp)) == {"GetIdx"}
+
+
 def test_yaml_ci_steps() -> None:
     patch = '@@ -1,3 +1,6 @@\n steps:\n - label: Old step\n   command: a\n+- label: "CPU Spec Decode Test"\n+  soft_fail: true\n+  command: pytest'
     assert symbols("pipeline.yaml", patch) == {"CPU Spec Decode Test": ("step", "added", None)}
@@ -273,3 +283,13 @@ def test_a_technique_named_only_in_a_comment_is_not_used() -> None:
         (q.technique, q.label, q.line) for q in extract_techniques(used, first_id=1)
     ]
     assert (technique, label, line) == ("mock", "MagicMock", 5)
+
+
+def test_keyword_arguments_of_a_wrapped_call_are_no_constants() -> None:
+    patch = (
+        "@@ -1,4 +1,6 @@ class BlockTable:\n         n = self.n\n-        kernel(\n"
+        "-            TOTAL_CP_WORLD_SIZE=size,\n-            TOTAL_CP_RANK=rank)\n"
+        "+        if self.pcp:\n+            kernel(\n+                TOTAL_CP_WORLD_SIZE=size,\n"
+        "+                TOTAL_CP_RANK=rank)\n+MAX_SLOTS = 8"
+    )
+    assert set(symbols("t.py", patch)) == {"BlockTable", "MAX_SLOTS"}

@@ -58,6 +58,57 @@ def test_a_renamed_function_with_the_same_body_is_a_rename() -> None:
     assert origin is not None and origin.name == "load"
 
 
+def test_a_method_moved_and_renamed_without_its_docstring_is_a_rename_and_rework() -> None:
+    # a wrapped signature closes at the def's indentation; the docstring went on the way
+    old = [
+        "class Proposer:",
+        "    def _split_input(self, tokens, ids):",
+        '        """Split the prefill input.',
+        "",
+        "        Pads to a multiple of the world size first.",
+        '        """',
+        *[f"        step_{i} = run(tokens, ids, {i})" for i in range(6)],
+        "        return step_5",
+    ]
+    new = [
+        "class Manager:",
+        "    def _split_prefill_input(",
+        "        self,",
+        "        tokens,",
+        "        ids,",
+        "    ) -> tuple[int, int]:",
+        *[f"        step_{i} = run(tokens, ids, {i})" for i in range(5)],
+        "        step_5 = run(tokens, ids, 5, world=self.world_size)",
+        "        return step_5",
+    ]
+    moves = detect(
+        [
+            (_fact("proposer.py", "removed"), parse_patch("proposer.py", _whole("-", old))),
+            (_fact("manager.py", "added"), parse_patch("manager.py", _whole("+", new))),
+        ]
+    )
+    origin = moves.origin("manager.py", "Manager", "_split_prefill_input")
+    assert origin is not None and (origin.path, origin.name) == ("proposer.py", "_split_input")
+    assert origin.alike < 0.9  # one line edited on the way: said as rewritten too
+
+
+def test_the_most_alike_removed_definition_is_the_rename_not_the_first_seen() -> None:
+    helper = ["def cpu_top_k(logits, k, p):", *[f"    a{i} = f(logits, {i})" for i in range(4)]]
+    helper.append("    return a3")
+    kept = ["def apply_ascendc(logits, k, p):", *[f"    a{i} = f(logits, {i})" for i in range(5)]]
+    kept.append("    return a3")
+    renamed = ["def apply_torch_npu(logits, k, p):", *kept[1:]]
+    moves = detect(
+        [
+            (_fact("tests/ref.py", "removed"), parse_patch("tests/ref.py", _whole("-", helper))),
+            (_fact("sampler.py", "removed"), parse_patch("sampler.py", _whole("-", kept))),
+            (_fact("sampler2.py", "added"), parse_patch("sampler2.py", _whole("+", renamed))),
+        ]
+    )
+    origin = moves.origin("sampler2.py", None, "apply_torch_npu")
+    assert origin is not None and origin.name == "apply_ascendc"
+
+
 def test_another_body_under_another_name_is_no_rename() -> None:
     other = [
         "def store(path, data):",
@@ -91,6 +142,25 @@ def test_parametrize_cases_are_counted_and_stacked() -> None:
         "def test_b(x):",
         "    pass",
     ]
-    assert parametrize_cases(lines) == 6
+    assert parametrize_cases(lines[:4]) == 6
     assert parametrize_cases(lines[4:]) == 1
+    assert parametrize_cases(lines) is None  # 6 and 1: no count is true of both tests
+    # one test's values come from a name: its count is unknown, so no count is said
+    named = ['@pytest.mark.parametrize("pad", PADDINGS)', "def test_a(pad): ...", *lines[:4]]
+    assert parametrize_cases(named) is None
+    same = [*lines[:4], *lines[:2], "def test_c(dtype, n): ..."]
+    assert parametrize_cases(same) == 6
+    # two decorators edited above two the PR left alone: the product of the edited two is no
+    # count of the test's cases; an untouched parametrised test counts for nothing
+    edited = [
+        '@pytest.mark.parametrize("has_bias", [False, True])',
+        '@pytest.mark.parametrize("dim", [2048, 4096, 8192])',
+        '@pytest.mark.parametrize("batch", [4, 8, 16, 32, 64])',
+        "def test_conv(has_bias, dim, batch): ...",
+        *lines[:4],
+    ]
+    flags = [False, True, True, False, False, False, False, False]
+    assert parametrize_cases(edited, flags) is None
+    assert parametrize_cases(edited[1:], flags[1:]) == 15
+    assert parametrize_cases(lines[:4], [False] * 4) is None
     assert parametrize_cases(['@pytest.mark.parametrize("x", CASES)', "def test(x): ..."]) is None

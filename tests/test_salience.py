@@ -513,6 +513,19 @@ def test_a_raise_is_said_with_the_one_line_if_it_sits_directly_under() -> None:
     texts = [line.text.strip() for line in lines]
     assert guard(lines, texts.index("raise ValueError(x)")) == "x is None"
     assert guard(lines, texts.index("raise RuntimeError(item)")) == ""  # a loop, not an if
+    nested = _lines(
+        "@@ -1,2 +1,7 @@\n def check(self, config):\n"
+        "+    if self.olora_size > 0:\n+        enabled.append(self.olora_size)\n"
+        "+        if config.enforce_eager:\n+            raise AssertionError(config)\n"
+        "+        elif config.kv is None:\n+            raise ValueError(config)\n"
+        "     return enabled"
+    )
+    texts = [line.text.strip() for line in nested]
+    # the raise runs only when the outer `if` holds too; an `elif` depends on the branch above
+    assert guard(nested, texts.index("raise AssertionError(config)")) == (
+        "self.olora_size > 0 and config.enforce_eager"
+    )
+    assert guard(nested, texts.index("raise ValueError(config)")) == ""
 
 
 def test_no_guard_under_else_a_multi_line_if_or_a_long_condition() -> None:
@@ -621,3 +634,56 @@ def test_a_kernel_rewrite_is_owned_by_the_definition_its_hunk_shows_or_none() ->
     owners = {e.after: e.symbol for e in d.edits}
     assert owners.get("curRowFactor", "") is None  # no definition shown above it in its hunk
     assert all(owner in (None, "Init") for owner in owners.values()), owners
+
+
+def test_a_table_of_values_swapped_whole_pairs_no_rows_by_their_digits() -> None:
+    # 64 is "similar" to 4 and 128 to 1; the list was replaced, not edited row by row
+    swapped = parse_patch(
+        "pkg/kernel.py",
+        "@@ -1,5 +1,5 @@\n configs = [\n"
+        '-    triton.Config({"BLOCK": 64}),\n-    triton.Config({"BLOCK": 128}),\n'
+        '-    triton.Config({"BLOCK": 256}),\n'
+        '+    triton.Config({"BLOCK_SIZE": 1}),\n+    triton.Config({"BLOCK_SIZE": 2}),\n'
+        '+    triton.Config({"BLOCK_SIZE": 4}),\n ]',
+    )
+    context = Context(title="t", body="", python_carries=True)
+    assert rank([(_fact("pkg/kernel.py"), swapped)], [], [], context)[1] == []
+    # the same rows with their values kept: a key renamed, row by row
+    renamed = parse_patch(
+        "pkg/kernel.py",
+        "@@ -1,4 +1,4 @@\n configs = [\n"
+        '-    triton.Config({"BLOCK": 64}),\n-    triton.Config({"BLOCK": 128}),\n'
+        '+    triton.Config({"BLOCK_SIZE": 64}),\n+    triton.Config({"BLOCK_SIZE": 128}),\n ]',
+    )
+    edits = rank([(_fact("pkg/kernel.py"), renamed)], [], [], context)[1]
+    assert [(e.before, e.after) for e in edits][:1] == [
+        ('triton.Config({"BLOCK": 64})', 'triton.Config({"BLOCK_SIZE": 64})')
+    ]
+
+
+def test_an_event_named_in_an_annotation_is_no_synchronisation() -> None:
+    from prdigest.analyze.design import detect
+
+    annotated = parse_patch(
+        "pkg/meta.py",
+        "@@ -1,1 +1,3 @@\n class ReqMeta:\n"
+        "+    def __init__(self, current_event: torch.npu.Event | None = None):\n"
+        "+        self.current_event = current_event",
+    )
+    assert [x.pattern for x in detect([(_fact("pkg/meta.py"), annotated)])] == []
+    made = parse_patch(
+        "pkg/meta.py", "@@ -1,1 +1,2 @@\n def save(meta):\n+    meta.event = torch.npu.Event()"
+    )
+    assert [x.pattern for x in detect([(_fact("pkg/meta.py"), made)])] == ["event"]
+
+
+def test_arguments_wrapped_one_per_line_are_no_edit_of_the_line_that_held_them() -> None:
+    wrapped = parse_patch(
+        "pkg/worker.py",
+        "@@ -1,3 +1,6 @@\n     for key in db.process(\n"
+        "-        token_len, request.block_hashes, mask_num\n"
+        "+        token_len,\n+        request.block_hashes,\n+        block_ids,\n"
+        "+        mask_num,\n     ):",
+    )
+    context = Context(title="t", body="", python_carries=True)
+    assert rank([(_fact("pkg/worker.py"), wrapped)], [], [], context)[1] == []

@@ -82,14 +82,25 @@ def test_existing_constant_is_not_new(vllm_preset: Preset) -> None:
 
 
 def test_test_file_signals(vllm_preset: Preset) -> None:
-    test_file = file_patch(
-        "tests/test_x.py",
-        ["@pytest.mark.skip(reason='flaky')", "def test_b():", "    pass"],
-        ["def test_a():", "    assert run() == 1"],
+    patch = (
+        "@@ -1,5 +1,6 @@\n-def test_a():\n-    assert run() == 1\n \n"
+        "+@pytest.mark.skip(reason='flaky')\n+def test_b():\n+    pass\n x = 1\n y = 2"
     )
+    test_file = {"path": "tests/test_x.py", "additions": 3, "deletions": 2, "patch": patch}
     found = signals(vllm_preset, files=[test_file])
     assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip"]
     assert found[SignalKind.TESTS_DELETED] == ["test_a"]
+
+
+def test_a_test_rewritten_in_place_under_a_new_name_is_not_deleted(vllm_preset: Preset) -> None:
+    # the behaviour changed (a fallback instead of a raise) and the test with it, in one run
+    rewritten = file_patch(
+        "tests/test_builder.py",
+        ["def test_host_args_fall_back_to_runtime_metadata():", "    assert build(None) == META"],
+        ["def test_host_args_require_prefill_fallback_meta():",
+         "    with pytest.raises(ValueError):", "        build(None)"],
+    )  # fmt: skip
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[rewritten])
 
 
 def test_fix_without_tests(vllm_preset: Preset) -> None:
@@ -155,6 +166,21 @@ def test_a_skip_gated_on_the_environment_needs_no_follow_up(vllm_preset: Preset)
         "    pass",
     ]
     found = signals(vllm_preset, files=[file_patch("tests/test_g.py", gated)])
+    assert SignalKind.SKIP_ADDED not in found
+    wrapped = [  # as a formatter leaves them: the condition and reason on their own lines
+        "@pytest.mark.skipif(",
+        "    torch.npu.device_count() < 2,",
+        '    reason="the e2e test requires at least 2 NPUs.",',
+        ")",
+        "def test_two_cards():",
+        "    pass",
+        'if not vllm_version_is("0.23.0"):',
+        "    pytest.skip(",
+        '        "the compatibility patch only applies to vLLM 0.23.0",',
+        "        allow_module_level=True,",
+        "    )",
+    ]
+    found = signals(vllm_preset, files=[file_patch("tests/test_w.py", wrapped)])
     assert SignalKind.SKIP_ADDED not in found
     disabled = [
         '@pytest.mark.skip(reason="requires 8 cards")',  # unconditional: the test never runs

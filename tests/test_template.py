@@ -141,6 +141,23 @@ def test_titles(dossiers: dict[int, Dossier]) -> None:
     )
 
 
+def test_a_figure_that_says_the_metric_got_worse_is_no_title_claim(
+    dossiers: dict[int, Dossier],
+) -> None:
+    from prdigest.core.models import ClaimFact, Provenance
+
+    def claim(figure: str, metric: str) -> ClaimFact:
+        where = Provenance(kind="body", ref="body", line=3)
+        return ClaimFact(id="c1", provenance=where, text=figure, figure=figure, metric=metric)
+
+    base = _retitled(dossiers[52781], "Change ngram spec decode to a triton op")
+    for figure, metric in (("+5.4%", "ttft"), ("-3%", "throughput")):
+        worse = base.model_copy(update={"claims": (claim(figure, metric),)})
+        assert figure not in title_for(worse, "zh"), figure
+    better = base.model_copy(update={"claims": (claim("-3.03%", "tpot"),)})
+    assert title_for(better, "zh").endswith("TPOT -3.03%")
+
+
 def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
     update = {"subject": subject, "kind": Kind(kind), "claims": (), "rationale": ()}
     return d.model_copy(update=update)
@@ -176,6 +193,11 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "Pad actual_seq_lengths with 0 for EOD scenario",
             "fix",
             "用 0 补齐 EOD 场景的 actual_seq_lengths",
+        ),
+        (  # the sampler gains inverse CDF; it did not have it before
+            "Optimize 310P random sampling with inverse CDF",
+            "perf",
+            "用 inverse CDF 优化 310P random 采样",
         ),
         (
             "Add env var to control DP metadata all_reduce communication",

@@ -174,6 +174,22 @@ def test_rationale_sentences_keep_their_kind_and_words() -> None:
     assert "`condense()`" in kinds["root_cause"]
 
 
+def test_a_pasted_list_of_review_remarks_is_not_the_prs_rationale() -> None:
+    body = (
+        "### What this PR does / why we need it?\n"
+        "This PR fixes the draft verification when pipeline parallel is on.\n\n"
+        "Feedback on the changes:\n"
+        "- In `chunk.py`, slicing `spec_token_ids` in-place can lead to duplicate\n"
+        "scheduling; slicing a copy is recommended.\n\n"
+        "- Reading `req_id_to_index[req_id]` may raise a `KeyError`.\n\n"
+        "The root cause is that the last stage drops the draft tokens.\n"
+        "### How was this patch tested?\nCI passed.\n"
+    )
+    texts = [r.text for r in extract_rationale(body)]
+    assert not any("spec_token_ids" in t or "KeyError" in t for t in texts)
+    assert any("root cause is that the last stage" in t for t in texts)
+
+
 def test_the_vllm_ascend_template_headings_are_sections() -> None:
     body = (
         "### What this PR does / why we need it?\nFix the mask.\n"

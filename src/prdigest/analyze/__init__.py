@@ -178,6 +178,7 @@ def _relocated(symbol: SymbolFact, found: moves.Moves) -> SymbolFact:
                 update={
                     "moved_from": origin.path if origin.path != symbol.path else None,
                     "renamed_from": origin.name if origin.name != symbol.name else None,
+                    "reworked": origin.alike < moves.REWORKED_BELOW,
                 }
             )
     elif symbol.change == "removed":

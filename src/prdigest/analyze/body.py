@@ -308,7 +308,8 @@ _ROOT_CAUSE = re.compile(
 )
 SEVERE = re.compile(
     r"\b(?:crash\w*|hang\w*|deadlock\w*|leak\w*|OOM|out of memory|out[- ]of[- ](?:range|bounds?)|"
-    r"OOB|overflow\w*|garbled|corrupt\w*|wrong|incorrect(?:ly)?|inconsisten\w*|mismatch\w*|race\w*|"
+    r"OOB|overflow\w*|garbled|corrupt\w*|wrong|incorrect(?:ly)?|inconsisten\w*|race\w*|"
+    r"(?<!-)mismatch\w*(?!-)|"  # not a feature's name: "TP-mismatch transfer"
     r"NaN|accuracy|precision|stale|starv\w*|silent(?:ly)?|negative|never (?:finish|free|releas)\w*|"
     r"segfault|core dump|stuck|diverge\w*|regression|loop(?:ing)? output)\b|"
     r"崩溃|卡死|泄漏|乱码|精度",
@@ -344,13 +345,26 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 MAX_RATIONALE = 6
 
 
+# A lead-in to a list of reviewers' (often a review bot's) remarks pasted into the body:
+# the list says what someone else suggested, not what the PR does.
+_REVIEW_LEAD_IN = re.compile(
+    r"^(?:\*\*)?(?:(?:code |reviewer'?s? |review )?feedback|review(?:er)? (?:comments|notes|"
+    r"suggestions)|suggestions from (?:the )?review\w*)\b[^:]{0,40}:(?:\*\*)?$",
+    re.I,
+)
+
+
 def _prose(body: str | None) -> list[BodyLine]:
     """Paragraphs of the body's prose (wrapped lines joined; a list item is a paragraph of its
-    own), outside code fences, tables, headings and quotes, each with its first line number."""
+    own), outside code fences, tables, headings and quotes, each with its first line number.
+    A list of review remarks under a lead-in such as "Feedback on the changes:" is left out up
+    to the next heading or the next paragraph that is not a list item."""
     paragraphs: list[BodyLine] = []
     current: list[str] = []
     start = 0
     in_fence = False
+    review = False  # inside a pasted list of review remarks
+    gap = False  # a blank line was seen inside it
 
     def close() -> None:
         if current:
@@ -366,10 +380,22 @@ def _prose(body: str | None) -> list[BodyLine]:
         prose = (
             text and not in_fence and not text.startswith(("|", ">")) and not _HEADING.match(text)
         )
+        item = re.match(r"^(?:[-*•]|\d+[.)])\s+", text)
+        if review:
+            if not text:
+                gap = True
+                continue
+            if not (_HEADING.match(text) or (gap and not item)):
+                gap = False
+                continue
+            review = False
         if not prose:
             close()
             continue
-        item = re.match(r"^(?:[-*•]|\d+[.)])\s+", text)
+        if not in_fence and _REVIEW_LEAD_IN.match(text):
+            close()
+            review, gap = True, False
+            continue
         if item:
             close()
             text = text[item.end() :]
@@ -498,6 +524,7 @@ _RAN = re.compile(
     r"\bpytest\b|\btest_\w+|\be2e\b|\bUTs?\b|\bunit ?tests?\b|\bbenchmark\w*|\baccuracy|"
     r"\bgsm8k\b|\blm_eval\b|\bvllm serve\b|\bcurl\b|\bnightly\b|\bCI\b|\bmanual\w*|"
     r"\bverif\w+|\breproduc\w+|\bran\b|\btested\b|\bresults?\b|\bNPU\b|"
+    r"\b(?:targeted|smoke|functional|behaviou?r(?:al)?) (?:checks?|tests?)\b|"
     r"\bA[23]\b|\b910\w*|\b310P?\b",
     re.I,
 )

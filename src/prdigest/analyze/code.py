@@ -102,6 +102,14 @@ _CPP_NOT_FUNC = {
     "decltype",
     "TORCH_CHECK",
     "assert",
+    "constexpr",
+    "consteval",
+    "alignof",
+    "noexcept",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
 }
 
 
@@ -198,8 +206,9 @@ def _cpp_definition(line: str, indent: int) -> Definition | None:
     if not m:
         return None
     name = m["name"].split("::")[-1]
-    if name in _CPP_NOT_FUNC or name.isupper():
-        return None
+    first = line.split(None, 1)[0]
+    if name in _CPP_NOT_FUNC or name.isupper() or first in _CPP_NOT_FUNC:
+        return None  # `if constexpr (…) {`, `return Make(` : a statement, not a signature
     return Definition(name, "function", indent)
 
 
@@ -294,7 +303,12 @@ def constant_in(line: str, language: str | None) -> str | None:
     if not (first.isupper() or first in ("_", "e", "r", "d")):  # export / readonly / declare
         return None
     match = _CONSTANT.match(line)
-    return match["name"] if match else None
+    if match is None:
+        return None
+    code = line.split("#", 1)[0].rstrip()
+    if language == "python" and (code.endswith(",") or code.count(")") > code.count("(")):
+        return None  # a keyword argument of a call wrapped over lines (`TOTAL_CP_RANK=rank,`)
+    return match["name"]
 
 
 def _count(stats: dict[tuple[str, str | None], _SymbolStats], target: Definition) -> None:
@@ -738,24 +752,32 @@ def _parametrize_cases(text: str) -> int | None:
     return None
 
 
-def parametrize_cases(lines: list[str]) -> int | None:
-    """The most cases one test gets from its stacked ``parametrize`` decorators (their product);
-    None when no decorator's cases can be counted from the text."""
-    best: int | None = None
-    product: int | None = None
+def parametrize_cases(lines: list[str], added: list[bool] | None = None) -> int | None:
+    """How many cases each parametrised test gets from its stacked ``parametrize`` decorators
+    (their product), when every such test gets the same count; None when a count cannot be
+    read from the text (values from a name, a decorator the PR left as it was) or the tests
+    differ, for "N 种组合" said of the file's tests is true of each of them.
+
+    ``added`` flags the lines the PR added (all, when not given); a stack none of whose lines
+    was added is a test the PR did not touch and counts for nothing."""
+    flags = added if added is not None else [True] * len(lines)
+    counts: set[int | None] = set()
+    product: int | None = 1
+    stacked = touched = False
     for index, text in enumerate(lines):
         stripped = text.lstrip()
         if _PARAMETRIZE.match(text):
             cases = _parametrize_cases(_call_text(lines, index))
-            if cases is not None:
-                product = cases * (product or 1)
+            kept = flags[index] and cases is not None and product is not None
+            product = cases * product if kept and product is not None and cases else None
+            stacked, touched = True, touched or flags[index]
         elif stripped.startswith(("def ", "async def ")):
-            if product is not None:
-                best = max(best or 0, product)
-            product = None
-    if product is not None:
-        best = max(best or 0, product)
-    return best
+            if stacked and touched:
+                counts.add(product)
+            product, stacked, touched = 1, False, False
+    if stacked and touched:
+        counts.add(product)
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _functions_by_added_line(
@@ -895,7 +917,10 @@ def extract_techniques(
     for fact in found:
         update: dict[str, object] = {"sleeps": sleeps}
         if fact.technique == "parametrize":
-            update["cases"] = parametrize_cases(added)
+            new_side = [x for hunk in parsed.hunks for x in hunk.lines if x.kind != REMOVED]
+            update["cases"] = parametrize_cases(
+                [x.text for x in new_side], [x.kind == ADDED for x in new_side]
+            )
         elif fact.technique == "mock":
             update["asserts_calls"] = any(_MOCK_ASSERT.search(text) for text in added)
         elif fact.technique == "fake_object":

@@ -45,7 +45,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "event",
         re.compile(
-            r"\bthreading\.Event\b|\btorch\.(?:npu|cuda)\.Event\b|\.record_event\(|\.wait_event\(|"
+            # an Event made, not named in an annotation (`current_event: torch.npu.Event`)
+            r"\bthreading\.Event\(|\btorch\.(?:npu|cuda)\.Event\(|\.record_event\(|\.wait_event\(|"
             r"\bcurrent_stream_wait\b|\.wait_stream\("
         ),
         tests=True,
@@ -138,19 +139,33 @@ def _indent(text: str) -> int:
 
 
 def guard(lines: tuple[DiffLine, ...], at: int) -> str:
-    """The condition of the one-line ``if``/``elif`` whose body holds line ``at`` of a hunk (on
-    that line's side of the diff), or "" when the line is not directly in such a body: the
-    nearest line above it with less indentation must be that header."""
+    """The condition under which line ``at`` of a hunk runs (on that line's side of the diff):
+    the one-line ``if`` whose body holds it, joined with the ``if``s that hold that one in turn
+    (``a > 0 and b is None``), or "" when the line is not directly in an ``if`` body, when an
+    ``elif``, ``else`` or ``except`` decides it (earlier branches count too), or when the
+    condition would be too long to read as one code name."""
     side, indent = lines[at].kind, _indent(lines[at].text)
+    conditions: list[str] = []
     for line in reversed(lines[:at]):
         text = line.text
         if line.kind not in (side, CONTEXT) or not text.strip() or text.lstrip()[:1] == "#":
             continue
-        if _indent(text) < indent:
-            match = _IF.match(text)
-            condition = match.group(1).strip() if match else ""
-            return condition if len(condition) <= MAX_GUARD and "`" not in condition else ""
-    return ""
+        if _indent(text) >= indent:
+            continue
+        indent = _indent(text)
+        head = text.lstrip()
+        match = _IF.match(text) if head.startswith("if ") else None
+        if not conditions and match is None:
+            return ""  # not directly under a one-line `if`
+        if match is not None:
+            conditions.append(match.group(1).strip())
+        elif head.startswith(("elif ", "else", "except", "case ")):
+            return ""
+        elif head.startswith(("def ", "async def ", "class ")) or indent == 0:
+            break
+    several = len(conditions) > 1
+    joined = " and ".join(f"({c})" if several and " or " in c else c for c in reversed(conditions))
+    return joined if len(joined) <= MAX_GUARD and "`" not in joined else ""
 
 
 def _sides(patch: ParsedPatch) -> dict[str, str]:

@@ -18,6 +18,7 @@ languages move by name only.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from prdigest.core.models import FileFact
 MOVE_SIMILARITY = 0.5  # same name elsewhere: the body may have been edited on the way
 RENAME_SIMILARITY = 0.75  # another name: the body must be mostly the same
 FILE_SIMILARITY = 0.6
+REWORKED_BELOW = 0.9  # a moved or renamed body less alike than this was rewritten too
 MIN_RENAME_LINES = 2  # a one-line body says nothing about where it came from
 MAX_PAIRS = 40_000  # removed × added blocks compared by body; past it only names match
 
@@ -58,6 +60,7 @@ class Origin:
 
     path: str
     name: str
+    alike: float = 1.0  # how alike the two bodies are (see :func:`similarity`)
 
 
 @dataclass
@@ -96,9 +99,39 @@ def _normal(text: str) -> str | None:
     return stripped
 
 
+def _depth(text: str) -> int:
+    """The brackets a line leaves open (an estimate: strings are not parsed)."""
+    return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
+
+
+_PARAMETER = re.compile(r"^\s*\*{0,2}([A-Za-z_]\w*)")
+
+
+def _parameters(signature: str) -> list[str]:
+    """The parameter names and the return annotation of a ``def`` signature, as body items
+    (``(param) x``, ``(returns) int``); a class's bases are no parameters."""
+    if "def " not in signature or "(" not in signature:
+        return []
+    rest = signature.split("(", 1)[1]
+    inner, _, returns = rest.rpartition(")") if ")" in rest else (rest, "", "")  # cut by a hunk
+    names, depth, start = [], 0, 0
+    if "->" in returns:
+        names.append("(returns) " + " ".join(returns.split("->", 1)[1].rstrip(": ").split()))
+    for at, char in enumerate(inner + ","):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth <= 0:
+            match = _PARAMETER.match(inner[start:at])
+            if match:
+                names.append(f"(param) {match.group(1)}")
+            start = at + 1
+    return names
+
+
 def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> list[Block]:
     """Definitions whose ``def``/``class`` line is on ``side``, each with the body lines of that
-    side and of the context (a renamed definition keeps its body as context)."""
+    side and of the context (a renamed definition keeps its body as context), docstrings left
+    out (a function moved and renamed often loses or rewrites its docstring on the way)."""
     if language != "python":
         return []
     blocks: list[Block] = []
@@ -119,13 +152,31 @@ def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> li
             if line.kind != side:
                 continue
             body: list[str] = []
+            # a signature wrapped over lines closes at the def's indentation (`) -> T:`); its
+            # parameters are compared by name, however wrapped or annotated
+            signature = [line.text]
+            depth = _depth(line.text)
+            quote = ""  # the docstring quote open, if any
             for after in lines[index + 1 :]:
                 text = after.text
+                if depth > 0:
+                    depth += _depth(text)
+                    signature.append(text)
+                    continue
                 if text.strip() and len(text) - len(text.lstrip()) <= definition.indent:
                     break
                 normal = _normal(text)
-                if normal is not None:
-                    body.append(normal)
+                if normal is None:
+                    continue
+                if quote:  # inside a docstring: its words are no code to compare
+                    quote = "" if quote in normal else quote
+                    continue
+                opener = normal[:3] if normal[:3] in ('"""', "'''") else ""
+                if opener:
+                    quote = opener if normal.count(opener) == 1 else ""
+                    continue
+                body.append(normal)
+            body += _parameters(" ".join(signature))
             kind = "method" if definition.kind == "function" and parent else definition.kind
             blocks.append(Block(patch.path, definition.name, kind, parent, side, tuple(body)))
     return blocks
@@ -189,7 +240,7 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
         if best is not None and (
             alike(old, best) >= MOVE_SIMILARITY or max(len(old.body), len(best.body)) <= 3
         ):
-            _record(old, best, moves, used)
+            _record(old, best, moves, used, alike(old, best))
         else:
             leftovers.append(old)
     fresh = [b for b in added if b.key not in used]
@@ -197,30 +248,34 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
         return
     removed_names = {b.name for b in removed}
     added_names = {b.name for b in added}
-    for old in leftovers:  # another name, the same body: a rename
+    # another name, the same body: a rename; the most alike pairs first (a pair in one file
+    # before one across files), so a weak match cannot take a new name from a strong one
+    scored: list[tuple[float, bool, int, Block, Block]] = []
+    for index, old in enumerate(leftovers):
         if len(old.body) < MIN_RENAME_LINES or old.name in added_names:
             continue
         # a pair whose sizes alone keep it below the bar is not compared: it cannot be chosen
-        scored = [
-            (alike(old, b), b)
-            for b in fresh
-            if b.key not in used
-            and _same_kind(old, b)
-            and b.name not in removed_names
-            and len(b.body) >= MIN_RENAME_LINES
-            and _bound(counted[id(old)], counted[id(b)]) >= RENAME_SIMILARITY
-        ]
-        if not scored:
-            continue
-        score, best = max(scored, key=lambda x: x[0])
-        if score >= RENAME_SIMILARITY:
-            _record(old, best, moves, used)
+        for b in fresh:
+            if (
+                _same_kind(old, b)
+                and b.name not in removed_names
+                and len(b.body) >= MIN_RENAME_LINES
+                and _bound(counted[id(old)], counted[id(b)]) >= RENAME_SIMILARITY
+            ):
+                score = alike(old, b)
+                if score >= RENAME_SIMILARITY:
+                    scored.append((score, b.path == old.path, -index, old, b))
+    renamed: set[Key] = set()
+    for score, _same_file, _order, old, new in sorted(scored, key=lambda x: x[:3], reverse=True):
+        if new.key not in used and old.key not in renamed:
+            renamed.add(old.key)
+            _record(old, new, moves, used, score)
 
 
-def _record(old: Block, new: Block, moves: Moves, used: set[Key]) -> None:
+def _record(old: Block, new: Block, moves: Moves, used: set[Key], alike: float) -> None:
     used.add(new.key)
-    moves.added[new.key] = Origin(old.path, old.name)
-    moves.removed[old.key] = Origin(new.path, new.name)
+    moves.added[new.key] = Origin(old.path, old.name, alike)
+    moves.removed[old.key] = Origin(new.path, new.name, alike)
 
 
 def _side_text(patch: ParsedPatch, side: str) -> list[str]:

@@ -576,6 +576,8 @@ def _edits(
                     news = [
                         x for x in added if _editable(x) and x.text.strip() not in removed_texts
                     ]
+                    if _values_replaced(olds, news):
+                        olds, news = [], []  # left out of the file-wide pairing too
                     pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6)
                     found += pairs
                     left_old += old_rest
@@ -586,6 +588,36 @@ def _edits(
         if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES:
             found += _pair(fact, left_old, left_new, 0.75)[0]
     return found
+
+
+_VALUE = re.compile(r"\d+(?:\.\d+)?|\"[^\"\n]*\"|'[^'\n]*'")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+def _values_replaced(olds: list[DiffLine], news: list[DiffLine]) -> bool:
+    """Rows of one shape (``Config({"BLOCK": 64})``, …) replaced by rows of another with other
+    values: a table swapped whole, whose rows pair by accident of their digits (64 with 4)."""
+    if len(olds) < 2 or len(news) < 2:
+        return False
+    shapes = {_VALUE.sub("#", x.text.strip()) for x in olds}
+    if len(shapes) != 1 or len({_VALUE.sub("#", x.text.strip()) for x in news}) != 1:
+        return False
+    numbers = [_NUMBER.findall(x.text) for x in olds]
+    return numbers != [_NUMBER.findall(x.text) for x in news]
+
+
+def _items(text: str) -> list[str]:
+    return [x.strip() for x in text.strip().rstrip(",").split(",") if x.strip()]
+
+
+def _rewrapped(old: str, new: str) -> bool:
+    """One line of a call's arguments wrapped again (``a, b, c`` became ``a,`` / ``b,`` …):
+    the shorter line's arguments are some of the longer one's, no argument was edited."""
+    (short, short_text), (long, _long_text) = sorted(
+        ((_items(old), old), (_items(new), new)), key=lambda x: len(x[0])
+    )
+    wrapped = short_text.rstrip().endswith(",")  # one argument of a call put on its own line
+    return wrapped and len(long) > len(short) >= 1 and set(short) <= set(long)
 
 
 def _pair(
@@ -636,7 +668,7 @@ def _pair(
                 best = (ratio, index)
                 if ratio == 1.0:
                     break  # nothing beats an identical line
-        if best is None:
+        if best is None or _rewrapped(text, texts[best[1]]):
             unpaired.append(old)
             continue
         used.add(best[1])

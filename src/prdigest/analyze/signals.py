@@ -45,11 +45,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
+from difflib import SequenceMatcher
 
-from prdigest.analyze.body import testing_of, user_facing_of, visible_lines
+from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
 from prdigest.analyze.code import definition_in
 from prdigest.analyze.moves import Moves
-from prdigest.analyze.patches import ADDED, REMOVED, DiffLine, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
     ChecksSummary,
     CommitFact,
@@ -73,15 +74,37 @@ _TODO = re.compile(
 _SKIP = re.compile(
     r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.skip\(|#\[ignore\]|\bunittest\.skip\b"
 )
+_GATE_REASON = (
+    r"\b(?:not available|unavailable|not installed|requires?|needs?|not supported|"
+    r"only (?:appl(?:y|ies)|for|on|supported|runs?))\b"
+)
 # a skipif whose condition is the environment (a missing optional package, device or platform):
 # the test runs where it can, nobody needs to come back to it
 _CAPABILITY_SKIP = re.compile(
     r"@pytest\.mark\.skipif\((?:\s*[\w.]+\s+is\s+None\b|\s*not\s+(?:HAS_\w+|\w*_AVAILABLE\b)"
     r"|\s*(?:not\s+)?[\w.]*(?:is_available|device_count)\(\)|\s*sys\.platform"
-    r"|.*\breason\s*=\s*[\"'][^\"']*"
-    r"\b(?:not available|unavailable|not installed|requires?|needs?)\b)",
+    rf"|.*\breason\s*=\s*[\"'][^\"']*{_GATE_REASON})"
+    # a module skipped where it does not apply ("… only applies to vLLM 0.23.0")
+    rf"|\bpytest\.skip\(\s*(?:reason\s*=\s*)?[\"'][^\"']*{_GATE_REASON}",
     re.I,
 )
+MAX_CALL_LINES = 8  # a skip decorator's condition and reason, wrapped over lines
+
+
+def _call_from(lines: Sequence[DiffLine], index: int, start: int) -> str:
+    """The call that opens at ``start`` of ``lines[index]``, joined up to its closing bracket
+    (a formatter wraps ``skipif(`` and puts its condition on the next line)."""
+    parts: list[str] = []
+    depth = 0
+    for line in lines[index : index + MAX_CALL_LINES]:
+        text = line.text[start:] if not parts else line.text.strip()
+        parts.append(text)
+        depth += text.count("(") - text.count(")")
+        if depth <= 0:
+            break
+    return " ".join(parts)
+
+
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)|^\s*fn\s+(test_\w+)")
 _CONST_NUMBER = re.compile(
     r"^\s*(?P<name>_?[A-Z][A-Z0-9_]{2,})\s*(?::\s*[\w\[\], ]+)?="
@@ -225,7 +248,8 @@ def _scan_added_lines(
         return
     removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
-    for line in parsed.added():
+    added = list(parsed.added())
+    for index, line in enumerate(added):
         text = line.text
         if pending_except is None and not _may_signal(text, words):
             continue  # most lines can trigger nothing; one search rules them out
@@ -241,7 +265,7 @@ def _scan_added_lines(
                 SignalKind.TODO, detail, path=parsed.path, line=line.new_no, owner=todo["owner"]
             )
         skip = _SKIP.search(text) if role is Role.TEST else None
-        if skip and not _CAPABILITY_SKIP.search(text):
+        if skip and not _CAPABILITY_SKIP.search(_call_from(added, index, skip.start())):
             out.add(
                 SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
             )
@@ -355,7 +379,8 @@ def _prefix_pattern(env_prefixes: tuple[str, ...]) -> re.Pattern[str] | None:
     if not env_prefixes:
         return None
     alternatives = "|".join(re.escape(p) for p in env_prefixes)
-    return re.compile(rf"\b(?:{alternatives})[A-Z0-9_]+\b")
+    # not an attribute (`CompilationMode.VLLM_COMPILE` is an enum member; `envs.` is read above)
+    return re.compile(rf"(?<![.\w])(?:{alternatives})[A-Z0-9_]+\b")
 
 
 def _env_names(text: str, env_prefixes: Sequence[str]) -> Iterable[str]:
@@ -508,17 +533,45 @@ _TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.(?:py|rs|go|sh|js|
 
 
 def _removed_test_names(patch: ParsedPatch) -> list[tuple[str, int | None]]:
-    """Tests whose definition the patch removes, but for placeholders: a test whose whole body
-    (as removed) is ``pass``, ``...`` or a docstring tested nothing, so nothing is lost."""
+    """Tests whose definition the patch removes, but for placeholders (a test whose whole body
+    as removed is ``pass``, ``...`` or a docstring tested nothing, so nothing is lost) and for
+    tests rewritten in place under another name: a removed ``def test_…`` line in a run of
+    changed lines that adds a test of the same subject (:func:`_same_subject`)."""
     found = []
     for hunk in patch.hunks:
-        for at, line in enumerate(hunk.lines):
-            if line.kind != REMOVED or "test_" not in line.text:
+        removed: list[tuple[str, int | None]] = []  # tests the current run of changes removes
+        added: list[str] = []  # … and adds
+        for at, line in enumerate((*hunk.lines, None)):
+            if line is None or line.kind == CONTEXT:
+                found += [x for x in removed if not any(_same_subject(x[0], a) for a in added)]
+                removed, added = [], []
+                continue
+            if "test_" not in line.text:
                 continue
             m = _TEST_DEF.match(line.text)
-            if m and not _placeholder(hunk.lines, at):
-                found.append((m.group(1) or m.group(2), line.old_no))
+            if m is None:
+                continue
+            if line.kind == ADDED:
+                added.append(m.group(1) or m.group(2))
+            elif not _placeholder(hunk.lines, at):
+                removed.append((m.group(1) or m.group(2), line.old_no))
     return found
+
+
+def _same_subject(old: str, new: str) -> bool:
+    """Two test names that start with the same three or more words and are alike: the shared
+    words at least 40 % of the old name's (``test_host_args_requires_meta`` →
+    ``test_host_args_falls_back``), or the names alike as strings (one word swapped in a long
+    name): one test, renamed for the behaviour it now checks."""
+    a, b = old.split("_"), new.split("_")
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    if shared < 3:
+        return False
+    return shared >= 0.4 * len(a) or SequenceMatcher(None, old, new).ratio() >= 0.8
 
 
 _EMPTY_BODY = re.compile(r"""^\s*(?:pass|\.\.\.|#.*|(?:r?(?:\"\"\"|\'\'\'|"|').*))?\s*$""")
@@ -703,7 +756,21 @@ def _unresolved(out: _Collector, threads: Sequence[ThreadFact]) -> None:
 
 
 # a body line that places the name outside this PR ("the existing upstream env", "vLLM PR #1")
-_ELSEWHERE_NAME = re.compile(r"\b(?:existing|upstream|already|vllm (?:pr|main)|pr #?\d)|#\d", re.I)
+_ELSEWHERE_NAME = re.compile(
+    r"\b(?:existing|upstream|already|vllm (?:pr|main)|pr #?\d|align(?:s|ed|ing)? with)|#\d", re.I
+)
+
+
+def _sentence_with(body: str, line: int, name: str) -> str | None:
+    """The prose sentence that says ``name`` on body line ``line`` (wrapped lines joined): a
+    reference to another PR may sit on the line before."""
+    found = None
+    for start, sentence in prose_sentences(body):
+        if start > line:
+            break
+        if name in sentence:
+            found = sentence
+    return found
 
 
 def _stale_body(
@@ -730,7 +797,9 @@ def _stale_body(
             name = match.group(0)
             if not name.startswith(tuple(env_prefixes)) or stripped[match.end() :].startswith("="):
                 continue  # not the project's variable, or set in an inline command
-            if name not in diff_text and not _ELSEWHERE_NAME.search(stripped):
+            if name not in diff_text and not _ELSEWHERE_NAME.search(
+                _sentence_with(body, line.number, name) or stripped
+            ):
                 out.add(
                     SignalKind.STALE_BODY,
                     name,

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/24"
+ANALYZER_VERSION = "analyze/25"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -193,6 +193,7 @@ class SymbolFact(Fact):
     renamed_from: str | None = None  # the name it had before
     moved_to: str | None = None  # the path it is defined in now
     renamed_to: str | None = None  # the name it has now
+    reworked: bool = False  # moved or renamed, and its body rewritten on the way
 
     @property
     def relocated(self) -> bool:

@@ -29,6 +29,7 @@ class Point:
 
     texts: tuple[str, ...]
     spare: bool = False
+    path: str = ""  # the file a line-count point stands for, or the file a rewrite is in
 
 
 GENERIC_NAMES = frozenset(
@@ -106,10 +107,23 @@ def _reason_tag(name: str, d: Dossier, p: Phrases) -> str:
     return p.w.paren[0] + p.get("reason", reason, files=fact.files) + p.w.paren[1]
 
 
-def _symbol_name(s: SymbolFact, p: Phrases, cited: Cited) -> str:
+def _overrides(s: SymbolFact, d: Dossier) -> bool:
+    """A method a class gains whose name another class of its file also defines in this diff
+    (a subclass override, or the base's): new in its class, not new in the file."""
+    return (
+        bool(s.parent)
+        and s.change == "added"
+        and any(
+            x.name == s.name and x.path == s.path and x.parent not in (None, s.parent)
+            for x in d.symbols
+        )
+    )
+
+
+def _symbol_name(s: SymbolFact, d: Dossier, p: Phrases, cited: Cited) -> str:
     line = s.line if s.change != "removed" else None
     name = cited.name(s.name, s.path, line)
-    if s.name in GENERIC_NAMES and s.parent:
+    if s.parent and (s.name in GENERIC_NAMES or _overrides(s, d)):
         return p.get("symbol", "of", parent=cited.name(s.parent, s.path, None), name=name)
     return name
 
@@ -118,10 +132,12 @@ def _change_of(
     s: SymbolFact, p: Phrases, cited: Cited, names: dict[str, str]
 ) -> tuple[str, dict[str, str]]:
     """The phrase key for how a symbol changed, and what fills it (where it came from)."""
+    reworked = "_reworked" if s.reworked else ""
     if s.renamed_from:
-        return "renamed", {"origin": cited.name(s.renamed_from, s.moved_from or s.path)}
+        origin = cited.name(s.renamed_from, s.moved_from or s.path)
+        return "renamed" + reworked, {"origin": origin}
     if s.moved_from:
-        return "moved", {"origin": file_name(s.moved_from, names, cited)}
+        return "moved" + reworked, {"origin": file_name(s.moved_from, names, cited)}
     return s.change, {}
 
 
@@ -159,7 +175,7 @@ def _symbol_text(
     tagged = False
     for s in group:
         cited.fact(s.id)
-        shown = _symbol_name(s, p, cited)
+        shown = _symbol_name(s, d, p, cited)
         tag = "" if tagged else _reason_tag(s.name, d, p)
         tagged = tagged or bool(tag)
         shown += tag
@@ -178,7 +194,7 @@ def _symbol_text(
     )
 
 
-def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
+def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> Point | None:
     """The file with most lines changed and its counts, unless the rewrite point names it."""
     candidates = [f for f in d.files if f.role is not Role.TEST and not f.generated] or list(
         d.files
@@ -189,13 +205,14 @@ def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
     if any(e.path == top.path for e in _sayable_edits(d)[:1]):
         return None
     cited.fact(top.id)
-    return p.get(
+    text = p.get(
         "symbol",
         "file_only",
         file=file_name(top.path, names, cited),
         additions=top.additions,
         deletions=top.deletions,
     )
+    return Point((text,), path=top.path)
 
 
 def _signal_point(d: Dossier, kind: SignalKind, key: str, p: Phrases, cited: Cited) -> Point | None:
@@ -441,6 +458,7 @@ def _edit_point(
             for n in range(len(texts), 0, -1)
         ),
         spare=True,
+        path=first.path,
     )
 
 
@@ -617,7 +635,7 @@ def focus_points(
     ranked.append((1, _one(_field_point(d, p, cited, names))))  # new state, before its class
     ranked += [(1, _symbol_point(g, d, p, cited, names)) for g in groups[:1]]
     if not groups:
-        ranked.append((1, _one(_file_point(d, p, cited, names))))
+        ranked.append((1, _file_point(d, p, cited, names)))
     ranked.append((2, _test_point(d, p, cited)))
     ranked.append((2 if edit else 1, _names_point(d, p, cited, quoted)))
     for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):

@@ -298,23 +298,32 @@ class _Draft:
         return False
 
 
-def _add_long_edit(draft: _Draft, d: Dossier, p: Phrases, cited: Cited, most: int) -> None:
+def _add_long_edit(
+    draft: _Draft, d: Dossier, p: Phrases, cited: Cited, most: int, files: dict[str, str]
+) -> None:
     """A long rewrite as a last focus point, in its fullest wording that still fits (cited only
-    when said): the room a short paragraph has left."""
-    if len(draft.wordings) >= most:
-        return
+    when said): the room a short paragraph has left. It takes the place of its file's
+    line-count point (``files``: each such point's text by path), which says less."""
     scratch = cited.copy()
     point = long_edit_point(d, p, scratch)
     if point is None:
         return
-    draft.wordings.append(list(point.texts))
-    draft.at.append(0)
+    said = [i for i, w in enumerate(draft.wordings) if w == [files.get(point.path)]]
+    if not said and len(draft.wordings) >= most:
+        return
+    at = said[0] if said else len(draft.wordings)
+    replaced = (draft.wordings.pop(at), draft.at.pop(at)) if said else None
+    draft.wordings.insert(at, list(point.texts))
+    draft.at.insert(at, 0)
     while not draft.fits():
-        if draft.at[-1] == len(draft.wordings[-1]) - 1:
-            draft.wordings.pop()
-            draft.at.pop()
+        if draft.at[at] == len(draft.wordings[at]) - 1:
+            draft.wordings.pop(at)
+            draft.at.pop(at)
+            if replaced is not None:
+                draft.wordings.insert(at, replaced[0])
+                draft.at.insert(at, replaced[1])
             return
-        draft.at[-1] += 1
+        draft.at[at] += 1
     cited.merge(scratch)
 
 
@@ -383,7 +392,8 @@ def paragraph_for(
         pass
     if draft.fits():
         draft.regrow()
-        _add_long_edit(draft, d, p, cited, MAX_POINTS[deep])
+        files = {x.path: x.texts[0] for x in points if x.path and not x.spare}
+        _add_long_edit(draft, d, p, cited, MAX_POINTS[deep], files)
         _add_summary(draft, d, p, cited)
     hard = bounds.paragraph_hard_max if deep else limit
     while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):

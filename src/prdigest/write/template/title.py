@@ -401,7 +401,9 @@ AFTER_KEYS = frozenset(
 _MEANS_VERBS = frozenset(
     {"pad", "pads", "fill", "fills", "update", "updates", "populate", "initialize", "init",
      "extend", "supplement", "complete", "patch", "seed", "build", "compile", "run", "launch",
-     "replace", "replaces", "swap", "substitute"}
+     "replace", "replaces", "swap", "substitute", "optimize", "optimizes", "optimise",
+     "accelerate", "accelerates", "implement", "implements", "reimplement", "rewrite",
+     "rewrites", "compute", "computes", "vectorize", "vectorizes", "parallelize"}
 )  # fmt: skip
 _TOGETHER_VERBS = frozenset(
     {"align", "aligns", "sync", "synchronize", "merge", "unify", "consolidate", "overlap",
@@ -623,6 +625,21 @@ STRONG_METRIC = frozenset(
 )
 
 
+LOWER_IS_BETTER = frozenset(
+    {"latency", "itl", "ttft", "tpot", "e2e", "end-to-end", "延迟", "memory", "显存"}
+)
+
+
+def _worse(claim: ClaimFact) -> bool:
+    """A signed figure that says the metric got worse (``ttft +5.4%``, ``throughput -3%``): a
+    cost the PR reports, never its headline."""
+    sign = claim.figure[:1]
+    if sign not in "+-":
+        return False
+    lower = (claim.metric or "").lower() in LOWER_IS_BETTER
+    return (sign == "+") == lower
+
+
 def _figure_size(figure: str) -> float:
     numbers = re.findall(r"\d+(?:\.\d+)?", figure.replace(",", ""))
     return max((float(n) for n in numbers), default=0.0)
@@ -639,7 +656,7 @@ def title_claim(dossier: Dossier) -> tuple[ClaimFact, bool] | None:
     strong = [
         c
         for c in dossier.claims
-        if (c.metric or "").lower() in STRONG_METRIC and RELATIVE.search(c.figure)
+        if (c.metric or "").lower() in STRONG_METRIC and RELATIVE.search(c.figure) and not _worse(c)
     ]
     if not strong:
         return None

@@ -101,6 +101,19 @@ def _fragment(claim: str) -> bool:
     return bool(_ANAPHOR.search(claim))
 
 
+_FILE_NAME = re.compile(
+    r"[\w./-]*?([\w-]+\.(?:py|pyi|cpp|cc|cu|h|hpp|c|rs|go|ts|js|yaml|yml|sh|toml|json|md))\b"
+)
+
+
+def _names_untouched_file(text: str, d: Dossier) -> bool:
+    """Whether a sentence names a file the diff does not change: it tells of code elsewhere
+    (or of an earlier version of the PR), not of this change."""
+    changed = {f.path.rsplit("/", 1)[-1] for f in d.files}
+    changed |= {f.previous_path.rsplit("/", 1)[-1] for f in d.files if f.previous_path}
+    return any(m.group(1) not in changed for m in _FILE_NAME.finditer(text))
+
+
 def best_rationale(d: Dossier) -> RationaleFact | None:
     """The sentence that says most about why: a root cause, else a symptom that names a severe
     effect, else the motivation — never a measurement or a line of the test results. Of the
@@ -111,6 +124,8 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
             if r.kind != kind or not r.claim or len(r.claim) < 20:
                 continue
             if _MEASUREMENT.search(r.claim) or _in_results(r, d):
+                continue
+            if _names_untouched_file(r.claim, d):
                 continue
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
@@ -216,6 +231,8 @@ def summary_sentence(d: Dossier) -> tuple[SectionFact, str] | None:
             if len(claim.split()) < 6 or _ELSEWHERE.search(sentence) or _fragment(claim):
                 continue
             if _MEASUREMENT.search(claim) or _title_words(claim, d.subject):
+                continue
+            if _names_untouched_file(claim, d):
                 continue
             return section, claim
     return None
