@@ -115,6 +115,10 @@ def test_what_the_test_section_says() -> None:
     assert testing_of(extract_sections(head + hooks + boiler)) == "lint"
     checked = hooks + "- Targeted checks passed for protocol selection and lazy init.\n"
     assert testing_of(extract_sections(head + checked + boiler)) == "described"
+    script = "```shell\nvllm serve /models/ds --tp 8\n```\n```text\nacceptance_len=3.04\n```\n"
+    assert testing_of(extract_sections(head + script + boiler)) == "described"
+    hooks_only = "```bash\npre-commit run --all-files\n```\n"
+    assert testing_of(extract_sections(head + hooks_only + boiler)) == "lint"
 
 
 def test_before_after_figures_and_user_facing_changes() -> None:

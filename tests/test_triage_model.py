@@ -187,6 +187,13 @@ def test_a_pasted_list_of_review_remarks_is_not_the_prs_rationale() -> None:
     )
     texts = [r.text for r in extract_rationale(body)]
     assert not any("spec_token_ids" in t or "KeyError" in t for t in texts)
+    advice = body.replace(
+        "The root cause",
+        "The call passes its arguments by position, which causes errors. "
+        "We recommend keyword arguments.\n\nThe root cause",
+    )
+    texts = [r.text for r in extract_rationale(advice)]
+    assert not any("by position" in t for t in texts) and any("last stage" in t for t in texts)
     assert any("root cause is that the last stage" in t for t in texts)
 
 

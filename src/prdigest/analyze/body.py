@@ -354,11 +354,19 @@ _REVIEW_LEAD_IN = re.compile(
 )
 
 
+# a paragraph in a reviewer's voice ("We recommend updating the call …") judges a version of
+# the code, often one the merged diff no longer has
+_REVIEW_VOICE = re.compile(
+    r"\b(?:we|i) (?:would )?(?:recommend|suggest)|\bit is (?:recommended|suggested)\b", re.I
+)
+
+
 def _prose(body: str | None) -> list[BodyLine]:
     """Paragraphs of the body's prose (wrapped lines joined; a list item is a paragraph of its
     own), outside code fences, tables, headings and quotes, each with its first line number.
     A list of review remarks under a lead-in such as "Feedback on the changes:" is left out up
-    to the next heading or the next paragraph that is not a list item."""
+    to the next heading or the next paragraph that is not a list item, and so is a paragraph
+    in a reviewer's voice ("We recommend …")."""
     paragraphs: list[BodyLine] = []
     current: list[str] = []
     start = 0
@@ -368,7 +376,9 @@ def _prose(body: str | None) -> list[BodyLine]:
 
     def close() -> None:
         if current:
-            paragraphs.append(BodyLine(start, " ".join(current)))
+            text = " ".join(current)
+            if not _REVIEW_VOICE.search(text):
+                paragraphs.append(BodyLine(start, text))
             current.clear()
 
     for line in visible_lines(body):
@@ -530,6 +540,9 @@ _RAN = re.compile(
 )
 
 
+_FENCE = re.compile(r"```[^\n]*\n?(.*?)```", re.S)
+
+
 def section_content(section: SectionFact) -> str:
     """A section's text without the template's boilerplate (vllm-ascend appends the vLLM
     version and commit to its test section)."""
@@ -548,12 +561,16 @@ def testing_of(sections: list[SectionFact]) -> Testing:
     if not tests:
         return "unknown"
     content = "\n".join(section_content(s) for s in tests).strip()
-    plain = re.sub(r"```.*?```", " ", content, flags=re.S)
+    plain = _FENCE.sub(" ", content)
     if not content or all(
         not x.strip() or _NO_TESTING.match(x.strip()) or _PLACEHOLDER.match(x.strip())
         for x in plain.split("\n")
     ):
-        return "none"
+        # a section of pasted commands and logs only says what was run in its fences
+        fenced = "\n".join(m.group(1) for m in _FENCE.finditer(content)).strip()
+        if not fenced:
+            return "none"
+        content = fenced
     if _LINT.search(content) and not _RAN.search(_LINT.sub(" ", content)):
         return "lint"
     return "described"

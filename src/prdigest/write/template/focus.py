@@ -600,8 +600,11 @@ def unnamed_files(d: Dossier, text: str, also: tuple[str, ...] = ()) -> int:
 
 def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:
     """A file and, in brackets, the definition its change sits in (the most salient one, else
-    the one with most lines changed), when the paragraph has not named it."""
+    the one with most lines changed), when the paragraph has not named it; a deleted file
+    is said as deleted."""
     shown = file_name(path, names, cited)
+    if any(f.path == path and f.status == "removed" for f in d.files):
+        return p.get("symbol", "file_removed", file=shown)  # its definitions went with it
     scores = {x.symbol: x.score for x in d.salient if x.symbol}
     owners = [s for s in d.symbols if s.path == path and _nameable(s) and s.name not in cited.refs]
     owners = [s for s in owners if s.name not in GENERIC_NAMES]
