@@ -293,3 +293,17 @@ def test_keyword_arguments_of_a_wrapped_call_are_no_constants() -> None:
         "+                TOTAL_CP_RANK=rank)\n+MAX_SLOTS = 8"
     )
     assert set(symbols("t.py", patch)) == {"BlockTable", "MAX_SLOTS"}
+
+
+def test_a_docstring_or_comment_edit_changes_no_definition() -> None:
+    docs = (
+        "@@ -1,5 +1,5 @@\n def patch_group(group):\n"
+        '-    """Backports the helper of vLLM 0.21.\n+    """A local implementation of the helper.\n'
+        '     Used until upstream ships it.\n     """\n'
+        "     return group"
+    )
+    assert symbols("p.py", docs) == {}
+    comment = "@@ -1,3 +1,3 @@\n def size(x):\n-    # the v0.22 helper\n+    # the v0.21 helper\n"
+    assert symbols("p.py", comment + "     return x") == {}
+    code = '@@ -1,3 +1,3 @@\n def size(x):\n     """Its size."""\n-    return x\n+    return x + 1'
+    assert symbols("p.py", code) == {"size": ("function", "modified", None)}

@@ -526,6 +526,20 @@ def test_a_raise_is_said_with_the_one_line_if_it_sits_directly_under() -> None:
         "self.olora_size > 0 and config.enforce_eager"
     )
     assert guard(nested, texts.index("raise ValueError(config)")) == ""
+    from prdigest.analyze.design import scope_of
+
+    hunk = parse_patch(
+        "pkg/a.py",
+        "@@ -10,2 +10,4 @@ class Method:\n     def build(self, layer):\n"
+        "+        if not hasattr(layer, 'bias'):\n+            raise RuntimeError(layer)\n"
+        "         return layer",
+    ).hunks[0]
+    at = [x.text.strip() for x in hunk.lines].index("raise RuntimeError(layer)")
+    assert scope_of(hunk, at) == "build"  # the raise holds in build, whoever calls it
+    headed = parse_patch(
+        "pkg/a.py", "@@ -10,1 +10,2 @@ def build(self, layer):\n+    raise KeyError(layer)\n x = 1"
+    ).hunks[0]
+    assert scope_of(headed, 0) == "build"
 
 
 def test_no_guard_under_else_a_multi_line_if_or_a_long_condition() -> None:
@@ -687,3 +701,34 @@ def test_arguments_wrapped_one_per_line_are_no_edit_of_the_line_that_held_them()
     )
     context = Context(title="t", body="", python_carries=True)
     assert rank([(_fact("pkg/worker.py"), wrapped)], [], [], context)[1] == []
+
+
+def test_no_edit_is_stitched_from_two_blocks_that_each_replace_their_own_lines() -> None:
+    patch = parse_patch(
+        "pkg/attn.py",
+        "@@ -1,3 +1,3 @@\n     out = attn(\n-        atten_mask=attn_mask,\n"
+        "+        atten_mask=update_attn_mask,\n     )\n"
+        "@@ -20,3 +20,3 @@\n     out = attn(\n-        atten_mask=attn_metadata.attn_mask,\n"
+        "+        atten_mask=attn_mask,\n     )",
+    )
+    context = Context(title="t", body="", python_carries=True)
+    edits = rank([(_fact("pkg/attn.py"), patch)], [], [], context)[1]
+    pairs = [(e.before, e.after) for e in edits]
+    assert ("atten_mask=attn_metadata.attn_mask", "atten_mask=update_attn_mask") not in pairs
+
+
+def test_a_literal_given_a_name_of_its_own_value_is_no_edit() -> None:
+    patch = parse_patch(
+        "pkg/ctx.py",
+        "@@ -1,3 +1,5 @@\n import os\n+_TOKENS_LIMIT = 512\n+\n def cap(n):\n"
+        "-    return min(n, 512)\n+    return min(n, _TOKENS_LIMIT)",
+    )
+    context = Context(title="t", body="", python_carries=True)
+    assert rank([(_fact("pkg/ctx.py"), patch)], [], [], context)[1] == []
+    changed = parse_patch(
+        "pkg/ctx.py",
+        "@@ -1,3 +1,5 @@\n import os\n+_TOKENS_LIMIT = 4096\n+\n def cap(n):\n"
+        "-    return min(n, 512)\n+    return min(n, _TOKENS_LIMIT)",
+    )
+    edits = rank([(_fact("pkg/ctx.py"), changed)], [], [], context)[1]
+    assert [(e.before, e.after) for e in edits] == [("512", "_TOKENS_LIMIT")]

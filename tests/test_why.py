@@ -20,7 +20,9 @@ CI.
 
 
 def _dossier(body: str = BODY):  # type: ignore[no-untyped-def]
-    pr = make_pr(body=body, files=[file_patch("vllm/attn.py", ["x = clamp(a, 0)"], ["x = a"])])
+    added = ["x = clamp(a, 0)", "out = KvQuantSparseAttnSharedKV(seqused_kv=x)", "c = FooCache()"]
+    removed = ["x = a", "out = KvQuantSparseAttnSharedKV(seqused_kv=a)"]
+    pr = make_pr(body=body, files=[file_patch("vllm/attn.py", added, removed)])
     return analyze(pr, load_preset(pr.repo))
 
 
@@ -30,6 +32,16 @@ def test_the_sentence_that_names_code_is_quoted_before_one_that_does_not() -> No
     assert len(causes) == 2 and "`" not in causes[0].claim  # both qualify, the first names no code
     chosen = best_rationale(d)
     assert chosen is not None and "`KvQuantSparseAttnSharedKV`" in chosen.claim
+
+
+def test_a_reason_that_names_only_code_the_diff_does_not_show_is_not_quoted() -> None:
+    elsewhere = BODY.replace("KvQuantSparseAttnSharedKV", "SparseAttnKernelV2").replace(
+        "seqused_kv", "kv_lens"
+    )
+    d = _dossier(elsewhere)
+    assert [r.code_unseen for r in d.rationale if r.kind == "root_cause"] == [False, True]
+    chosen = best_rationale(d)
+    assert chosen is not None and "SparseAttnKernelV2" not in chosen.claim
 
 
 def test_a_quote_keeps_the_bodys_code_spans_that_are_names_and_no_other() -> None:

@@ -29,6 +29,7 @@ from prdigest.core.models import (
     EditFact,
     FileFact,
     Provenance,
+    RationaleFact,
     Role,
     SalientFact,
     SymbolFact,
@@ -281,6 +282,26 @@ def enrich(dossier: Dossier, pr: PullRequest) -> Dossier:
     )
 
 
+_SPAN = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
+
+
+def _seen_in_diff(found: list[RationaleFact], pr: PullRequest) -> tuple[RationaleFact, ...]:
+    """The body's reasons, each marked when it names code none of which the diff shows (a
+    reason given for an earlier version, or for code elsewhere)."""
+    texts: list[str] | None = None
+    out = []
+    for fact in found:
+        names = _SPAN.findall(fact.text)
+        if names:
+            if texts is None:  # the patches, and the files' names (a reason may name one)
+                texts = [f.patch for f in pr.files or () if f.patch]
+                texts.append("\n".join(f.path for f in pr.files or ()))
+            if not any(name.rsplit(".", 1)[-1] in text for name in names for text in texts):
+                fact = fact.model_copy(update={"code_unseen": True})
+        out.append(fact)
+    return tuple(out)
+
+
 def analyze(
     pr: PullRequest, preset: Preset, *, pr_version: str = "", depth: Depth = "full"
 ) -> Dossier:
@@ -360,7 +381,7 @@ def analyze(
         techniques=tuple(techniques),
         sections=tuple(sections),
         claims=tuple(body.extract_claims(pr.body)),
-        rationale=tuple(body.extract_rationale(pr.body)),
+        rationale=_seen_in_diff(body.extract_rationale(pr.body), pr),
         design=tuple(design.detect(parsed)),
         edits=tuple(edits),
         comparisons=tuple(body.extract_comparisons(pr.body, sections)),

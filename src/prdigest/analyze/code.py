@@ -343,6 +343,43 @@ _CLOSERS = ")]}"
 _INSIDE = 1 << 30  # an indentation no open scope reaches: the line stays in the innermost one
 
 
+_DOC_QUOTES = ('"""', "'''")
+
+
+@dataclass(slots=True)
+class _Words:
+    """Per side of a hunk: the docstring quote open, if any, and where a def header stands."""
+
+    quote: str = ""
+    header_open: bool = False  # a def/class header wrapped over lines, not closed yet
+    after_def: bool = False  # the last line closed a def/class header
+
+
+def _words_not_code(kind: str, body: str, state: dict[str, _Words]) -> bool:
+    """Whether a changed Python line is a comment or a docstring's (opened right under its
+    def), which change no definition; context lines only move the state along."""
+    if body.startswith("#"):
+        return kind != CONTEXT
+    words = False
+    for side in (ADDED, REMOVED) if kind == CONTEXT else (kind,):
+        st = state[side]
+        if st.quote:
+            words, st.after_def = True, False
+            if st.quote in body:
+                st.quote = ""
+            continue
+        opener = next((q for q in _DOC_QUOTES if body.lstrip("rbuRBU").startswith(q)), "")
+        if opener and st.after_def:
+            words, st.after_def = True, False
+            if body.count(opener) == 1:
+                st.quote = opener
+            continue
+        header = st.header_open or body.startswith(("def ", "async def ", "class "))
+        closed = body.rstrip().endswith(":")
+        st.header_open, st.after_def = header and not closed, header and closed
+    return words and kind != CONTEXT
+
+
 def _walk_hunk(
     hunk: Hunk, language: str | None, stats: dict[tuple[str, str | None], _SymbolStats]
 ) -> None:
@@ -364,10 +401,15 @@ def _walk_hunk(
     last: dict[str, tuple[Definition, str | None]] = {}  # parent_of is asked once per target
     decorated = _decorated(hunk, language)
     stacks = (sides[ADDED].stack, sides[REMOVED].stack)
+    # words, not code: a comment, and a docstring opened right under its def (the quote it
+    # closes with, per side of the diff), change no definition
+    words = {ADDED: _Words(), REMOVED: _Words()}
     for index, line in enumerate(hunk.lines):
         text = line.text
         body = text.lstrip()
         if not body:
+            continue
+        if python and _words_not_code(line.kind, body, words):
             continue
         if decorated and index in decorated and line.kind != CONTEXT:  # its definition's
             _count(stats, decorated[index])

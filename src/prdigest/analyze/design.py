@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
+from prdigest.analyze.code import definition_in, header_definition
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import DesignFact, FileFact, Provenance, Role
 
 
@@ -168,6 +169,25 @@ def guard(lines: tuple[DiffLine, ...], at: int) -> str:
     return joined if len(joined) <= MAX_GUARD and "`" not in joined else ""
 
 
+def scope_of(hunk: Hunk, at: int) -> str:
+    """The function line ``at`` of a hunk sits in (on that line's side of the diff): the
+    nearest ``def`` above it with less indentation, else the one git names in the hunk
+    header; "" at module level or in a class body."""
+    side, indent = hunk.lines[at].kind, _indent(hunk.lines[at].text)
+    for line in reversed(hunk.lines[:at]):
+        text = line.text
+        if line.kind not in (side, CONTEXT) or not text.strip() or _indent(text) >= indent:
+            continue
+        definition = definition_in(text, "python")
+        if definition is not None:
+            return definition.name if definition.kind in ("function", "method") else ""
+        indent = _indent(text)
+        if indent == 0:
+            return ""
+    opened = header_definition(hunk.header, "python")
+    return opened.name if opened is not None and opened.kind in ("function", "method") else ""
+
+
 def _sides(patch: ParsedPatch) -> dict[str, str]:
     lines: dict[str, list[str]] = {ADDED: [], REMOVED: []}
     for hunk in patch.hunks:
@@ -249,6 +269,7 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                     if match is None:
                         continue
                     number = line.new_no if pattern.side == ADDED else line.old_no
+                    said = guard(hunk.lines, at) if pattern.id in GUARDED else ""
                     found.append(
                         DesignFact(
                             id=f"d{first_id + len(found)}",
@@ -260,7 +281,8 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             in_test=fact.role is Role.TEST,
                             net=_net(match.group(0), pattern.side, sides)
                             and not _not_a_host_sync(pattern.id, line.text, match.start()),
-                            guard=guard(hunk.lines, at) if pattern.id in GUARDED else "",
+                            guard=said,
+                            scope=scope_of(hunk, at) if said else "",
                         )
                     )
                     counts[pattern.id] = counts.get(pattern.id, 0) + 1

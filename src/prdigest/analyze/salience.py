@@ -580,14 +580,38 @@ def _edits(
                         olds, news = [], []  # left out of the file-wide pairing too
                     pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6)
                     found += pairs
-                    left_old += old_rest
-                    left_new += new_rest
+                    # across the file only code that moved: from a block that mostly removes,
+                    # to one that mostly adds (a block that replaces its lines one for one has
+                    # had its pairing)
+                    left_old += old_rest if 3 * len(added) <= len(removed) else []
+                    left_new += new_rest if 3 * len(removed) <= len(added) else []
                     removed, added = [], []
                 if line is not None and line.kind == REMOVED:
                     removed.append(line)
         if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES:
             found += _pair(fact, left_old, left_new, 0.75)[0]
-    return found
+    named = _named_numbers(parsed)
+    # a literal given a name of its own value (`512` → `_LIMIT`, with `_LIMIT = 512`) changes
+    # nothing the program does: no edit to read
+    return [x for x in found if not named or named.get(x[3]) != x[2].strip()]
+
+
+_NAMED_NUMBER = re.compile(
+    r"^(?P<name>_?[A-Z][A-Z0-9_]*)\s*(?::\s*\w+)?\s*=\s*(?P<value>-?\d[\d_.]*)\s*(?:#.*)?$"
+)
+
+
+def _named_numbers(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> dict[str, str]:
+    """Module-level constants the PR adds with a number (``_MC2_TOKENS_PER_RANK_LIMIT = 512``),
+    by name."""
+    named: dict[str, str] = {}
+    for _fact, patch in parsed:
+        for line in patch.added():
+            if line.text[:1].isupper() or line.text[:1] == "_":  # module level, a constant's
+                match = _NAMED_NUMBER.match(line.text)
+                if match:
+                    named[match["name"]] = match["value"]
+    return named
 
 
 _VALUE = re.compile(r"\d+(?:\.\d+)?|\"[^\"\n]*\"|'[^'\n]*'")

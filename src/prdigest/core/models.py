@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/26"
+ANALYZER_VERSION = "analyze/28"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -244,6 +244,7 @@ class RationaleFact(Fact):
     kind: Literal["root_cause", "symptom", "motivation"]
     text: str  # the sentence as written, clipped
     claim: str = ""  # the sentence reduced to its claim (analyze.body.reduce_claim), verbatim words
+    code_unseen: bool = False  # it names code in backticks, none of which the diff shows
 
 
 class DesignFact(Fact):
@@ -257,6 +258,7 @@ class DesignFact(Fact):
     in_test: bool = False
     net: bool = True  # not also on the other side of the file's patch (code that only moved)
     guard: str = ""  # the one-line ``if`` condition whose body the code is, verbatim (raises)
+    scope: str = ""  # the function a guarded raise sits in: its condition holds there
 
 
 class EditFact(Fact):

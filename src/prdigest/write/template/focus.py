@@ -123,7 +123,8 @@ def _overrides(s: SymbolFact, d: Dossier) -> bool:
 def _symbol_name(s: SymbolFact, d: Dossier, p: Phrases, cited: Cited) -> str:
     line = s.line if s.change != "removed" else None
     name = cited.name(s.name, s.path, line)
-    if s.parent and (s.name in GENERIC_NAMES or _overrides(s, d)):
+    short = len(s.name) <= 3  # `np`, `cpu`: said as the class's, or they name nothing
+    if s.parent and (s.name in GENERIC_NAMES or short or _overrides(s, d)):
         return p.get("symbol", "of", parent=cited.name(s.parent, s.path, None), name=name)
     return name
 

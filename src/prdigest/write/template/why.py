@@ -125,21 +125,30 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
                 continue
             if _MEASUREMENT.search(r.claim) or _in_results(r, d):
                 continue
-            if _names_untouched_file(r.claim, d):
+            if r.code_unseen or _names_untouched_file(r.claim, d):
                 continue
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
             if kind == "motivation" and (_fragment(r.claim) or _RELAYED.search(r.claim)):
                 continue
+            if not r.claim.endswith("…") and _DANGLING.search(r.claim):
+                continue  # "Regression coverage was added for": the rest is a list it lost
             found.append((rank, -min(spans, 2), r))
     return min(found, key=lambda x: x[:2])[2] if found else None
 
 
+# a version gate is the design of a PR about versions; elsewhere it is a compatibility line
+_ABOUT_VERSIONS = re.compile(r"\bversion|\bcompat|\bupstream|main2main|\bv?\d+\.\d+\.\d+", re.I)
+
+
 def design_ideas(d: Dossier, limit: int = 2) -> list[DesignFact]:
-    """One design fact per pattern worth saying, most telling first."""
+    """One design fact per pattern worth saying, most telling first (a version gate only in a
+    PR whose title is about versions)."""
     chosen: list[DesignFact] = []
     for pattern in DESIGN_ORDER:
+        if pattern == "version_gate" and not _ABOUT_VERSIONS.search(d.title):
+            continue
         facts = [x for x in d.design if x.pattern == pattern and x.net]
         if facts:  # one whose condition is known says most
             chosen.append(min(facts, key=lambda x: not x.guard))
@@ -180,20 +189,24 @@ def _design_key(fact: DesignFact) -> str:
     if fact.pattern == "event":
         return "event_test" if fact.in_test else "event"
     if fact.guard:
-        return f"{fact.pattern}_guard"
+        return f"{fact.pattern}_guard" + ("_in" if fact.scope else "")
     return fact.pattern
 
 
 def design_text(fact: DesignFact, p: Phrases, cited: Cited) -> str:
-    """The design idea of ``fact`` in words; a raise is said with the condition it sits under
-    and its exception class (a removed one is linked to its file: its line is gone)."""
+    """The design idea of ``fact`` in words; a raise is said with the condition it sits under,
+    the function it sits in and its exception class (a removed one is linked to its file: its
+    line is gone)."""
     line = None if fact.pattern in REMOVED_SIDE else fact.line
     if fact.pattern not in GUARDED:
         return p.get("design", _design_key(fact), label=cited.name(fact.label, fact.path, line))
     said = fact.label.removeprefix("raise ") if fact.guard else fact.label
     error = cited.name(said, fact.path, line)
     guard = cited.name(fact.guard, fact.path, line) if fact.guard else ""
-    return p.get("design", _design_key(fact), error=error, guard=guard)
+    if not fact.scope:
+        return p.get("design", _design_key(fact), error=error, guard=guard)
+    scope = cited.name(fact.scope, fact.path, None)  # where the condition holds
+    return p.get("design", _design_key(fact), error=error, guard=guard, scope=scope)
 
 
 # a first sentence that points elsewhere, thanks people, plans the merge or is a command line
