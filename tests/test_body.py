@@ -138,6 +138,20 @@ def test_before_after_figures_and_user_facing_changes() -> None:
     ) == ("", False)
 
 
+def test_a_section_that_says_nothing_breaks_is_no_breaking_change() -> None:
+    from prdigest.analyze.body import extract_sections, user_facing_of
+
+    body = (
+        "### Does this PR introduce _any_ user-facing change?\n"
+        "Yes. The deprecated `--foo` alias is removed from the docs.\n"
+        "No breaking changes: all changes are backward compatible.\n"
+    )
+    change, breaking = user_facing_of(extract_sections(body))
+    assert change and not breaking
+    loud = body.replace("No breaking changes: all changes are backward compatible.", "")
+    assert user_facing_of(extract_sections(loud))[1]
+
+
 def test_a_change_of_what_the_code_does_inside_is_no_breaking_change() -> None:
     from prdigest.analyze.body import extract_sections, user_facing_of
 

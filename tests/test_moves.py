@@ -109,6 +109,38 @@ def test_the_most_alike_removed_definition_is_the_rename_not_the_first_seen() ->
     assert origin is not None and origin.name == "apply_ascendc"
 
 
+def test_a_rename_stays_in_its_class_when_a_subclass_gains_the_same_name() -> None:
+    body = [f"        x{i} = run(q, k, {i})" for i in range(4)]
+    old = ["class Base:", "    def execute_attention(self, q, k):", *body]
+    new = [
+        "class Base:", "    def _execute_attention(self, q, k):", *body,
+        "class A5(Base):", "    def _execute_attention(self, q, k):", *body,
+    ]  # fmt: skip
+    patch = "@@ -1,6 +1,12 @@\n" + "\n".join(
+        [" " + old[0], "-" + old[1], "+" + new[1], *(" " + x for x in body)]
+        + ["+" + x for x in new[6:]]
+    )
+    moves = detect([(_fact("ops.py"), parse_patch("ops.py", patch))])
+    assert moves.origin("ops.py", "Base", "_execute_attention", exact=True) is not None
+    assert moves.origin("ops.py", "A5", "_execute_attention", exact=True) is None
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    change = {"path": "vllm/ops.py", "additions": 12, "deletions": 1, "patch": patch}
+    pr = make_pr(files=[change])
+    renamed = {
+        (x.parent, x.name): x.renamed_from
+        for x in analyze(pr, load_preset(pr.repo)).symbols
+        if x.name == "_execute_attention"
+    }
+    assert renamed == {
+        ("Base", "_execute_attention"): "execute_attention",
+        ("A5", "_execute_attention"): None,
+    }
+
+
 def test_another_body_under_another_name_is_no_rename() -> None:
     other = [
         "def store(path, data):",

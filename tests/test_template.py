@@ -194,6 +194,7 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "fix",
             "用 0 补齐 EOD 场景的 actual_seq_lengths",
         ),
+        ("Reduce sampling", "perf", "优化 reduce sampling"),  # a scheme's name, no verb
         (  # the sampler gains inverse CDF; it did not have it before
             "Optimize 310P random sampling with inverse CDF",
             "perf",

@@ -147,7 +147,15 @@ def _code_facts(
         ),
     )
     test_names = {(t.path, t.name) for t in tests}
-    symbols = [_marked_tested(_relocated(s, found), test_names) for s in symbols]
+    classes: dict[tuple[str, str, str], set[str | None]] = {}
+    for s in symbols:
+        classes.setdefault((s.path, s.name, s.change), set()).add(s.parent)
+    symbols = [
+        _marked_tested(
+            _relocated(s, found, len(classes[(s.path, s.name, s.change)]) > 1), test_names
+        )
+        for s in symbols
+    ]
     tests = [_relocated_test(t, found) for t in tests]
     return symbols, tests, _unique_techniques(techniques), found
 
@@ -170,10 +178,12 @@ def _marked_tested(symbol: SymbolFact, test_names: set[tuple[str, str]]) -> Symb
     return symbol.model_copy(update={"in_test": True})
 
 
-def _relocated(symbol: SymbolFact, found: moves.Moves) -> SymbolFact:
-    """The symbol with where it came from (added side) or went (removed side), if it moved."""
+def _relocated(symbol: SymbolFact, found: moves.Moves, exact: bool = False) -> SymbolFact:
+    """The symbol with where it came from (added side) or went (removed side), if it moved;
+    ``exact``: other classes of its file have a definition of its name on its side, so only
+    its own class's entry is its."""
     if symbol.change == "added":
-        origin = found.origin(symbol.path, symbol.parent, symbol.name)
+        origin = found.origin(symbol.path, symbol.parent, symbol.name, exact)
         if origin is not None:
             return symbol.model_copy(
                 update={
@@ -183,7 +193,7 @@ def _relocated(symbol: SymbolFact, found: moves.Moves) -> SymbolFact:
                 }
             )
     elif symbol.change == "removed":
-        target = found.destination(symbol.path, symbol.parent, symbol.name)
+        target = found.destination(symbol.path, symbol.parent, symbol.name, exact)
         if target is not None:
             return symbol.model_copy(
                 update={

@@ -639,6 +639,14 @@ _BREAKING = re.compile(
 )
 
 
+# the author says in so many words that nothing breaks ("No breaking changes: all changes
+# are backward compatible"), whatever else the section names as removed
+_NOT_BREAKING = re.compile(
+    r"\bno\s+breaking\b|\bnon-breaking\b|\bnot\s+(?:a\s+)?breaking\b|\bbackwards?[- ]compatible\b",
+    re.I,
+)
+
+
 def user_facing_of(sections: list[SectionFact]) -> tuple[str, bool]:
     """The user-facing change the body states, reduced, and whether it says users must change
     something (a breaking change); ("", False) when the section says there is none."""
@@ -651,4 +659,5 @@ def user_facing_of(sections: list[SectionFact]) -> tuple[str, bool]:
     content = " ".join(_YES.sub("", content, count=1).split())  # wrapped lines are one text
     sentences = [x for x in _SENTENCE_END.split(content) if len(x.strip()) > 3]
     first = next((x for x in sentences if _USER_WORDS.search(x)), sentences[0] if sentences else "")
-    return reduce_claim(first) or "Yes", bool(_BREAKING.search(content))
+    breaking = bool(_BREAKING.search(content)) and not _NOT_BREAKING.search(content)
+    return reduce_claim(first) or "Yes", breaking

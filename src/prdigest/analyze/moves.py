@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from prdigest.analyze.code import definition_in
+from prdigest.analyze.code import definition_in, header_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, ParsedPatch
 from prdigest.core.models import FileFact
 
@@ -71,22 +71,29 @@ class Moves:
     removed: dict[Key, Origin] = field(default_factory=dict)  # old place → new place
     files: dict[str, str] = field(default_factory=dict)  # new path → old path (text alike)
 
-    def origin(self, path: str, parent: str | None, name: str) -> Origin | None:
-        return _lookup(self.added, path, parent, name)
+    def origin(
+        self, path: str, parent: str | None, name: str, exact: bool = False
+    ) -> Origin | None:
+        return _lookup(self.added, path, parent, name, exact)
 
-    def destination(self, path: str, parent: str | None, name: str) -> Origin | None:
-        return _lookup(self.removed, path, parent, name)
+    def destination(
+        self, path: str, parent: str | None, name: str, exact: bool = False
+    ) -> Origin | None:
+        return _lookup(self.removed, path, parent, name, exact)
 
     def replaced(self, path: str, name: str) -> bool:
         """Whether a removed definition ``name`` of ``path`` reappears elsewhere (any parent)."""
         return any(k[0] == path and k[2] == name for k in self.removed)
 
 
-def _lookup(table: dict[Key, Origin], path: str, parent: str | None, name: str) -> Origin | None:
+def _lookup(
+    table: dict[Key, Origin], path: str, parent: str | None, name: str, exact: bool = False
+) -> Origin | None:
     """The entry for a definition; by path and name alone when its class is told differently
-    (a hunk header's class is a guess) and only one entry has that name there."""
+    (a hunk header's class is a guess) and only one entry has that name there — unless
+    ``exact``: two classes of the file define that name, and the class tells them apart."""
     found = table.get((path, parent, name))
-    if found is not None:
+    if found is not None or exact:
         return found
     same = [o for (p, _parent, n), o in table.items() if p == path and n == name]
     return same[0] if len(same) == 1 else None
@@ -140,6 +147,9 @@ def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> li
             continue  # no definition line on this side: no block (most hunks)
         lines = [x for x in hunk.lines if x.kind in (side, CONTEXT)]
         classes: list[tuple[int, str]] = []  # (indent, name) of open classes on this side
+        opened = header_definition(hunk.header, language)
+        if opened is not None and opened.kind == "class":  # git names the class the hunk is in
+            classes.append((opened.indent, opened.name))
         for index, line in enumerate(lines):
             definition = definition_in(line.text, language)
             if definition is None:
@@ -248,9 +258,9 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
         return
     removed_names = {b.name for b in removed}
     added_names = {b.name for b in added}
-    # another name, the same body: a rename; the most alike pairs first (a pair in one file
-    # before one across files), so a weak match cannot take a new name from a strong one
-    scored: list[tuple[float, bool, int, Block, Block]] = []
+    # another name, the same body: a rename; the most alike pairs first (in one class, then in
+    # one file, before one across files), so a weak match cannot take a new name from a strong one
+    scored: list[tuple[float, tuple[bool, bool], int, Block, Block]] = []
     for index, old in enumerate(leftovers):
         if len(old.body) < MIN_RENAME_LINES or old.name in added_names:
             continue
@@ -264,9 +274,10 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
             ):
                 score = alike(old, b)
                 if score >= RENAME_SIMILARITY:
-                    scored.append((score, b.path == old.path, -index, old, b))
+                    near = (b.path == old.path, b.path == old.path and b.parent == old.parent)
+                    scored.append((score, near, -index, old, b))
     renamed: set[Key] = set()
-    for score, _same_file, _order, old, new in sorted(scored, key=lambda x: x[:3], reverse=True):
+    for score, _near, _order, old, new in sorted(scored, key=lambda x: x[:3], reverse=True):
         if new.key not in used and old.key not in renamed:
             renamed.add(old.key)
             _record(old, new, moves, used, score)

@@ -305,6 +305,17 @@ def _leading_manner(tokens: list[str], verbs: dict[str, str], p: Phrases) -> tup
     return "", tokens
 
 
+def _kept_term_at_start(tokens: list[str], p: Phrases) -> bool:
+    """Whether the clause opens with a term the glossary keeps as written ("Reduce sampling",
+    a scheme's name): its first word is then no verb."""
+    glossary: dict[str, str] = p.locale.glossary.get("title", {})
+    for size in (2, 3):
+        phrase = " ".join(tokens[:size]).lower()
+        if len(tokens) >= size and glossary.get(phrase, "").lower() == phrase:
+            return True
+    return False
+
+
 def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | None:
     tokens = _TOKEN.findall(clause)
     if not tokens:
@@ -312,7 +323,7 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
     verbs = p.book.get("lead_verb", {})
     manner, tokens = _leading_manner(tokens, verbs, p)
     lead = tokens[0].lower()
-    if lead in verbs and len(tokens) > 1:
+    if lead in verbs and len(tokens) > 1 and not _kept_term_at_start(tokens, p):
         verb_word, verb, rest = lead, manner + verbs[lead], tokens[1:]
     elif first:  # no verb of its own: the kind's verb, or its category ("CI：") kept as one
         verb_word, verb, rest = "", p.get("kind_verb", kind.value), tokens

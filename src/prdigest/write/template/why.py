@@ -107,11 +107,29 @@ _FILE_NAME = re.compile(
 
 
 def _names_untouched_file(text: str, d: Dossier) -> bool:
-    """Whether a sentence names a file the diff does not change: it tells of code elsewhere
-    (or of an earlier version of the PR), not of this change."""
-    changed = {f.path.rsplit("/", 1)[-1] for f in d.files}
-    changed |= {f.previous_path.rsplit("/", 1)[-1] for f in d.files if f.previous_path}
-    return any(m.group(1) not in changed for m in _FILE_NAME.finditer(text))
+    """Whether a sentence names a file of the repository the diff does not change (a Python
+    module, or a path under one of the PR's top directories): it tells of code elsewhere, or
+    of an earlier version of the PR, not of this change. Another project's file (CANN's
+    ``log.h``) may well be the cause a fix answers."""
+    paths = [f.path for f in d.files] + [f.previous_path for f in d.files if f.previous_path]
+    changed = {path.rsplit("/", 1)[-1] for path in paths}
+    tops = {path.split("/", 1)[0] for path in paths if "/" in path}
+    for match in _FILE_NAME.finditer(text):
+        name, whole = match.group(1), match.group(0)
+        ours = name.endswith(".py") or whole.split("/", 1)[0] in tops
+        if ours and name not in changed:
+            return True
+    return False
+
+
+# a sentence that says what the PR changes ("Overrides `apply_top_k_top_p` …", "Feature:
+# adds …"): when the code it names is not in the diff, it describes another version of it
+_SAYS_A_CHANGE = re.compile(
+    r"^(?:[^:]{0,50}:\s*)?(?:this (?:pr|pull request|change|patch)\s+)?(?:adds?|overrides?|"
+    r"updates?|introduces?|implements?|removes?|replaces?|moves?|refactors?|uses?|supports?|"
+    r"enables?|fix(?:es)?|changes?|makes?|switch(?:es)?|rewrites?|patch(?:es)?)\b",
+    re.I,
+)
 
 
 def best_rationale(d: Dossier) -> RationaleFact | None:
@@ -125,8 +143,10 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
                 continue
             if _MEASUREMENT.search(r.claim) or _in_results(r, d):
                 continue
-            if r.code_unseen or _names_untouched_file(r.claim, d):
-                continue
+            if _names_untouched_file(r.claim, d) or (
+                r.code_unseen and _SAYS_A_CHANGE.match(r.claim)
+            ):
+                continue  # what it says was changed is not in this diff
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
