@@ -327,3 +327,15 @@ def test_a_skip_for_a_missing_optional_module_needs_no_follow_up(vllm_preset: Pr
     line = "@pytest.mark.skipif(Qwen3_5MultiTokenPredictor is None, reason='old vLLM')"
     found = signals(vllm_preset, files=[file_patch("tests/test_mtp.py", [line])])
     assert SignalKind.SKIP_ADDED not in found
+
+
+def test_an_empty_test_section_is_no_caveat_when_the_pr_adds_its_own_tests(
+    vllm_preset: Preset,
+) -> None:
+    body = (
+        "### What this PR does / why we need it?\nFix the mask.\n### How was this patch tested?\n\n"
+    )
+    code = file_patch("vllm/x.py", ["x = 1"])
+    assert SignalKind.EMPTY_TEST_RESULT in signals(vllm_preset, body=body, files=[code])
+    test = file_patch("tests/test_x.py", ["def test_mask():", "    assert mask() == 1"])
+    assert SignalKind.EMPTY_TEST_RESULT not in signals(vllm_preset, body=body, files=[code, test])

@@ -458,6 +458,24 @@ def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     assert other_files_wordings(lone, Phrases("zh", 1), cited) == []
 
 
+def test_files_a_moves_point_counts_are_no_other_files() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    moved = [
+        {"path": f"tests/e2e/internal/c{i}.yaml", "previous_path": f"tests/e2e/c{i}.yaml",
+         "status": "renamed", "additions": 0, "deletions": 0, "patch": ""}
+        for i in range(5)
+    ]  # fmt: skip
+    code = file_patch("tests/e2e/runtime.py", ["x = 1"])
+    d = analyze(make_pr(files=[*moved, code]), load_preset("vllm-project/vllm-ascend"))
+    point = "5 个文件换了位置（如 `tests/e2e/c0.yaml` 移到 `tests/e2e/internal/c0.yaml`）"
+    assert unnamed_files(d, point + "；改动还涉及 `runtime.py`") == 0
+    assert unnamed_files(d, "改动还涉及 `runtime.py`") == 5  # no moves point: all five unnamed
+
+
 def test_a_shared_basename_is_named_by_its_shortest_distinct_tail() -> None:
     from prdigest.core.models import FileFact, Provenance, Role
     from prdigest.write.template.phrases import display_names

@@ -475,7 +475,9 @@ def detect(
     _tests_deleted(out, parsed, files, commits, moves or Moves())
     _no_tests(out, files, tests, kind, is_test)
     _promised(out, remarks)
-    _empty_test_result(out, sections, results=bool(body and _RESULTS.search(body)))
+    results = bool(body and _RESULTS.search(body))
+    new_tests = any(not (t.existed or t.moved_from or t.renamed_from) for t in tests)
+    _empty_test_result(out, sections, results=results, tested=new_tests)
     _breaking(out, sections)
     _unresolved(out, threads)
     if checks and checks.failed:
@@ -740,19 +742,24 @@ _RESULTS = re.compile(
 
 
 def _empty_test_result(
-    out: _Collector, sections: Sequence[SectionFact], *, results: bool = False
+    out: _Collector,
+    sections: Sequence[SectionFact],
+    *,
+    results: bool = False,
+    tested: bool = False,
 ) -> None:
     """An empty Test Result (vLLM's template); where the template has one test section
     (vllm-ascend's "How was this patch tested?"), that section empty, "no test", or naming only
     linters and compiles — unless the body reports ``results`` elsewhere (a figure, a results
-    table, a benchmark heading of its own)."""
+    table, a benchmark heading of its own), or the PR adds tests of its own (``tested``: new
+    test functions are its evidence, in a template without a results section)."""
     for section in sections:
         if section.name == "test_result" and section.empty:
             out.add(SignalKind.EMPTY_TEST_RESULT, section.heading, provenance=section.provenance)
     if any(s.name == "test_result" for s in sections):
         return
-    if results or any(s.name == "benchmark" and not s.empty for s in sections):
-        return  # the body reports results elsewhere
+    if tested or results or any(s.name == "benchmark" and not s.empty for s in sections):
+        return  # the PR's own tests, or results the body reports elsewhere
     plan = next((s for s in sections if s.name == "test_plan"), None)
     if plan is None:
         return

@@ -9,6 +9,7 @@ from prdigest.core.models import (
     Assessment,
     Dossier,
     EditFact,
+    FileFact,
     Kind,
     Level,
     Role,
@@ -387,7 +388,7 @@ def _context_points(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
         points.append(p.get("point", "revert", number=d.reverts))
     if d.series:
         points.append(p.get("point", "series", index=d.series.index, total=d.series.total))
-    renamed = [f for f in d.files if (f.status == "renamed" and f.previous_path) or f.moved_from]
+    renamed = _relocated_files(d)
     if renamed and (
         d.kind in (Kind.REFACTOR, Kind.TEST, Kind.CI) or 2 * len(renamed) >= len(d.files)
     ):
@@ -592,11 +593,26 @@ def render_other_files(others: OtherFiles, rest: int, p: Phrases) -> str:
     return p.get("point", key, files=others.shown, count=rest) + p.stop
 
 
+def _relocated_files(d: Dossier) -> list[FileFact]:
+    return [f for f in d.files if (f.status == "renamed" and f.previous_path) or f.moved_from]
+
+
 def unnamed_files(d: Dossier, text: str, also: tuple[str, ...] = ()) -> int:
     """How many changed files ``text`` names nowhere (by the name it gives them), not counting
-    ``also`` (the files a sentence still to come names)."""
+    ``also`` (the files a sentence still to come names), nor the moved files a "N 个文件换了
+    位置" point counts when ``text`` holds it (it names one of them and their number)."""
     names = display_names(d.files)
-    return sum(1 for f in d.files if f.path not in also and code(names[f.path]) not in text)
+    moved = _relocated_files(d)
+    counted = len(moved) > 1 and moved[0].path in text and f"{len(moved)} " in text
+    covered = {f.path for f in moved} if counted else set()
+    return sum(
+        1
+        for f in d.files
+        if f.path not in also
+        and f.path not in covered
+        and code(names[f.path]) not in text
+        and f.path not in text  # a move names a file by its whole path
+    )
 
 
 def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:
