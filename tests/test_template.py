@@ -946,3 +946,24 @@ def test_a_second_rewrite_in_another_function_is_not_said_under_the_first() -> N
             assert paragraph.rfind(f"`{other.symbol}` 里", 0, said) < paragraph.rfind(
                 f"`{edit.symbol}` 里", 0, said
             ), paragraph
+
+
+def test_a_field_renamed_in_its_class_is_not_said_as_new() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import _field_point
+
+    from conftest import make_pr
+
+    def point(added: str) -> str | None:
+        patch = (
+            "@@ -1,3 +1,3 @@\n class Runner310:\n-    _mtp_spec_dummy_capture: bool = False\n"
+            f"+    {added}: bool = False\n     mode: str = 'eager'"
+        )
+        change = {"path": "vllm_ascend/runner.py", "additions": 1, "deletions": 1, "patch": patch}
+        d = analyze(make_pr(files=[change]), load_preset("vllm-project/vllm-ascend"))
+        return _field_point(d, Phrases("zh", 1), Cited(), {})
+
+    assert point("_spec_dummy_capture") is None  # renamed: the old name is in the new one
+    said = point("use_lease_release")
+    assert said is not None and "`use_lease_release`" in said

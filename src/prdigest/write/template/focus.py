@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from prdigest.core.models import (
@@ -331,11 +332,22 @@ def _tests_text(
     return p.get("point", key, names=names, how=(p.word("point", "tests_sep") + how) if how else "")
 
 
+def _renamed_field(new: SymbolFact, old: SymbolFact) -> bool:
+    """A field the same class lost under a name alike (``_mtp_spec_dummy_capture`` →
+    ``_spec_dummy_capture``): the field was renamed, not added."""
+    if (new.path, new.parent) != (old.path, old.parent):
+        return False
+    a, b = sorted((new.name.strip("_"), old.name.strip("_")), key=len)
+    # one name inside the other, most of it (not `quant` inside `dispatch_with_quant`)
+    return (a in b and len(a) >= 0.6 * len(b)) or SequenceMatcher(None, a, b).ratio() >= 0.8
+
+
 def _field_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
     """New state: annotated fields a class gains (often the heart of a fix)."""
     new_classes = {
         s.name for s in d.symbols if s.kind in ("class", "struct") and s.change == "added"
     }
+    gone = [s for s in d.symbols if s.kind == "field" and s.change == "removed"]
     fields = [
         s
         for s in d.symbols
@@ -343,6 +355,7 @@ def _field_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) ->
         and s.change == "added"
         and not s.in_test
         and s.parent not in new_classes  # a new class's fields come with it
+        and not any(_renamed_field(s, old) for old in gone)
     ]
     if not fields:
         return None
