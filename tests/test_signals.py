@@ -339,3 +339,22 @@ def test_an_empty_test_section_is_no_caveat_when_the_pr_adds_its_own_tests(
     assert SignalKind.EMPTY_TEST_RESULT in signals(vllm_preset, body=body, files=[code])
     test = file_patch("tests/test_x.py", ["def test_mask():", "    assert mask() == 1"])
     assert SignalKind.EMPTY_TEST_RESULT not in signals(vllm_preset, body=body, files=[code, test])
+
+
+def test_a_test_whose_cases_a_parametrized_test_of_its_file_takes_over_is_no_loss(
+    vllm_preset: Preset,
+) -> None:
+    def patch(new_test: str) -> dict[str, object]:
+        text = (
+            "@@ -1,4 +1,2 @@\n-def test_target_model_waits_for_all_ranks(logger):\n"
+            "-    assert barrier(logger)\n x = 1\n y = 2\n"
+            "@@ -40,2 +38,5 @@\n z = 3\n"
+            '+@pytest.mark.parametrize("cache", ["dram", "no"])\n'
+            f"+def {new_test}(logger, cache):\n+    assert barrier(logger, cache)\n w = 4"
+        )
+        return {"path": "tests/test_loader.py", "additions": 3, "deletions": 2, "patch": text}
+
+    folded = signals(vllm_preset, files=[patch("test_target_model_barrier_before_draft")])
+    assert SignalKind.TESTS_DELETED not in folded
+    other = signals(vllm_preset, files=[patch("test_draft_port_offset")])
+    assert other[SignalKind.TESTS_DELETED] == ["test_target_model_waits_for_all_ranks"]

@@ -684,9 +684,51 @@ def _tests_deleted(
     for fact, patch in parsed:
         if fact.role is not Role.TEST or fact.status == "removed":
             continue
-        for name, line in _removed_test_names(patch):
-            if not replaced(fact.path, name):
+        gone = _removed_test_names(patch)
+        folded = _parametrized_tests(patch) if gone else []
+        for name, line in gone:
+            if not replaced(fact.path, name) and not any(_folds(p, name) for p in folded):
                 out.add(SignalKind.TESTS_DELETED, name, path=fact.path, line=line)
+
+
+MAX_DECORATOR_LINES = 12  # a parametrize decorator wrapped over lines above its def
+
+
+def _parametrized_tests(patch: ParsedPatch) -> list[str]:
+    """Tests the patch gives a ``parametrize`` decorator it adds (a new test, or an old one
+    parametrized anew): cases of removed tests may have been folded into them."""
+    found = []
+    for hunk in patch.hunks:
+        since = None  # lines since the last added parametrize decorator
+        for line in hunk.lines:
+            if line.kind == REMOVED:
+                continue
+            if (
+                line.kind == ADDED
+                and "parametrize" in line.text
+                and _PARAMETRIZE_ADDED.match(line.text)
+            ):
+                since = 0
+                continue
+            m = _TEST_DEF.match(line.text) if "test_" in line.text else None
+            if m and line.kind == ADDED and since is not None and since <= MAX_DECORATOR_LINES:
+                found.append(m.group(1) or m.group(2))
+            since = None if m or since is None else since + 1
+    return found
+
+
+_PARAMETRIZE_ADDED = re.compile(r"^\s*@pytest\.mark\.parametrize\(")
+
+
+def _folds(parametrized: str, removed: str) -> bool:
+    """Whether a removed test's cases may live on in a parametrized test of its file: their
+    names share their first three words or more (``test_target_model_…``)."""
+    shared = 0
+    for x, y in zip(parametrized.split("_"), removed.split("_"), strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared >= 3
 
 
 def _definitions(lines: Iterable[DiffLine]) -> set[str]:
