@@ -414,7 +414,8 @@ _MEANS_VERBS = frozenset(
      "extend", "supplement", "complete", "patch", "seed", "build", "compile", "run", "launch",
      "replace", "replaces", "swap", "substitute", "optimize", "optimizes", "optimise",
      "accelerate", "accelerates", "implement", "implements", "reimplement", "rewrite",
-     "rewrites", "compute", "computes", "vectorize", "vectorizes", "parallelize"}
+     "rewrites", "compute", "computes", "vectorize", "vectorizes", "parallelize", "enhance",
+     "enhances", "improve", "improves", "augment", "annotate"}
 )  # fmt: skip
 _TOGETHER_VERBS = frozenset(
     {"align", "aligns", "sync", "synchronize", "merge", "unify", "consolidate", "overlap",
