@@ -343,7 +343,7 @@ _CLOSERS = ")]}"
 _INSIDE = 1 << 30  # an indentation no open scope reaches: the line stays in the innermost one
 
 
-_DOC_QUOTES = ('"""', "'''")
+DOC_QUOTES = ('"""', "'''")
 
 
 @dataclass(slots=True)
@@ -368,7 +368,7 @@ def _words_not_code(kind: str, body: str, state: dict[str, _Words]) -> bool:
             if st.quote in body:
                 st.quote = ""
             continue
-        opener = next((q for q in _DOC_QUOTES if body.lstrip("rbuRBU").startswith(q)), "")
+        opener = next((q for q in DOC_QUOTES if body.lstrip("rbuRBU").startswith(q)), "")
         if opener and st.after_def:
             words, st.after_def = True, False
             if body.count(opener) == 1:
@@ -616,7 +616,7 @@ _RUST_TEST_ATTR = re.compile(r"^\s*#\[(?:tokio::)?test\b")
 _SHELL_TEST = re.compile(r"^\s*(?:function\s+)?(?P<name>test_\w+)\s*\(\)")
 _GO_TEST = re.compile(r"^func\s+(?P<name>Test\w+)\s*\(")
 _JS_TEST = re.compile(r"^\s*(?:it|test)\(\s*['\"](?P<name>[^'\"]+)['\"]")
-_PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize")
+PARAMETRIZE = re.compile(r"^\s*@pytest\.mark\.parametrize")
 
 
 def extract_tests(
@@ -639,7 +639,7 @@ def extract_tests(
                 continue
             name = _test_name(line.text, previous, language, is_test_file)
             if name and line.kind == ADDED:
-                parametrized = any(_PARAMETRIZE.match(p) for p in previous[-4:])
+                parametrized = any(PARAMETRIZE.match(p) for p in previous[-4:])
                 found.append(
                     TestFact(
                         id=f"t{first_id + len(found)}",
@@ -763,7 +763,7 @@ _RECORDS = re.compile(r"\bself\.(?P<attr>\w+)\.append\(|\bself\.(?P<attr2>\w+)\s
 _SLEEP = re.compile(r"\b(?:time|asyncio)\.sleep\(")
 
 
-def _bracket_depth(text: str, openers: str = "([{", closers: str = ")]}") -> int:
+def bracket_depth(text: str, openers: str = "([{", closers: str = ")]}") -> int:
     """How many brackets a line leaves open (strings not parsed: an estimate that only decides
     whether the next line continues this one)."""
     return sum(map(text.count, openers)) - sum(map(text.count, closers))
@@ -774,7 +774,7 @@ def _call_text(lines: list[str], start: int) -> str:
     depth, parts = 0, []
     for text in lines[start : start + 60]:
         parts.append(text)
-        depth += _bracket_depth(text, "([", ")]")
+        depth += bracket_depth(text, "([", ")]")
         if depth <= 0:
             break
     return "\n".join(parts)
@@ -808,7 +808,7 @@ def parametrize_cases(lines: list[str], added: list[bool] | None = None) -> int 
     stacked = touched = False
     for index, text in enumerate(lines):
         stripped = text.lstrip()
-        if _PARAMETRIZE.match(text):
+        if PARAMETRIZE.match(text):
             cases = _parametrize_cases(_call_text(lines, index))
             kept = flags[index] and cases is not None and product is not None
             product = cases * product if kept and product is not None and cases else None
@@ -844,7 +844,7 @@ def _functions_by_added_line(
         comment = body.startswith("#")
         continues = depth > 0 or comment
         if not comment:
-            depth = max(0, depth + _bracket_depth(body))
+            depth = max(0, depth + bracket_depth(body))
         definition = definition_in(line.text, language) if body and not continues else None
         if definition is not None:
             scope.enter(definition)

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from prdigest.analyze.code import definition_in, header_definition
+from prdigest.analyze.code import DOC_QUOTES, bracket_depth, definition_in, header_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, ParsedPatch
 from prdigest.core.models import FileFact
 
@@ -106,11 +106,6 @@ def _normal(text: str) -> str | None:
     return stripped
 
 
-def _depth(text: str) -> int:
-    """The brackets a line leaves open (an estimate: strings are not parsed)."""
-    return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
-
-
 _PARAMETER = re.compile(r"^\s*\*{0,2}([A-Za-z_]\w*)")
 
 
@@ -165,12 +160,12 @@ def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> li
             # a signature wrapped over lines closes at the def's indentation (`) -> T:`); its
             # parameters are compared by name, however wrapped or annotated
             signature = [line.text]
-            depth = _depth(line.text)
+            depth = bracket_depth(line.text)
             quote = ""  # the docstring quote open, if any
             for after in lines[index + 1 :]:
                 text = after.text
                 if depth > 0:
-                    depth += _depth(text)
+                    depth += bracket_depth(text)
                     signature.append(text)
                     continue
                 if text.strip() and len(text) - len(text.lstrip()) <= definition.indent:
@@ -181,7 +176,7 @@ def definition_blocks(patch: ParsedPatch, language: str | None, side: str) -> li
                 if quote:  # inside a docstring: its words are no code to compare
                     quote = "" if quote in normal else quote
                     continue
-                opener = normal[:3] if normal[:3] in ('"""', "'''") else ""
+                opener = normal[:3] if normal[:3] in DOC_QUOTES else ""
                 if opener:
                     quote = opener if normal.count(opener) == 1 else ""
                     continue

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
 
 from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
-from prdigest.analyze.code import definition_in
+from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in
 from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
@@ -99,7 +99,7 @@ def _call_from(lines: Sequence[DiffLine], index: int, start: int) -> str:
     for line in lines[index : index + MAX_CALL_LINES]:
         text = line.text[start:] if not parts else line.text.strip()
         parts.append(text)
-        depth += text.count("(") - text.count(")")
+        depth += bracket_depth(text, "(", ")")
         if depth <= 0:
             break
     return " ".join(parts)
@@ -590,15 +590,10 @@ def _same_subject(old: str, new: str) -> bool:
     ``test_host_args_falls_back``), or two and the names alike as strings (a word dropped
     from a long name: ``test_models_pcp_dcp_accuracy`` → ``test_models_dcp_accuracy``): one
     test, renamed for the behaviour it now checks."""
-    a, b = old.split("_"), new.split("_")
-    shared = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        shared += 1
+    shared = _shared_words(old, new)
     if shared < 2:  # `test` and one word more
         return False
-    if shared >= 3 and shared >= 0.4 * len(a):
+    if shared >= 3 and shared >= 0.4 * len(old.split("_")):
         return True
     return SequenceMatcher(None, old, new).ratio() >= 0.8
 
@@ -703,11 +698,7 @@ def _parametrized_tests(patch: ParsedPatch) -> list[str]:
         for line in hunk.lines:
             if line.kind == REMOVED:
                 continue
-            if (
-                line.kind == ADDED
-                and "parametrize" in line.text
-                and _PARAMETRIZE_ADDED.match(line.text)
-            ):
+            if line.kind == ADDED and "parametrize" in line.text and PARAMETRIZE.match(line.text):
                 since = 0
                 continue
             m = _TEST_DEF.match(line.text) if "test_" in line.text else None
@@ -717,18 +708,20 @@ def _parametrized_tests(patch: ParsedPatch) -> list[str]:
     return found
 
 
-_PARAMETRIZE_ADDED = re.compile(r"^\s*@pytest\.mark\.parametrize\(")
-
-
 def _folds(parametrized: str, removed: str) -> bool:
     """Whether a removed test's cases may live on in a parametrized test of its file: their
     names share their first three words or more (``test_target_model_…``)."""
+    return _shared_words(parametrized, removed) >= 3
+
+
+def _shared_words(a: str, b: str) -> int:
+    """How many ``_``-separated words two names start with in common."""
     shared = 0
-    for x, y in zip(parametrized.split("_"), removed.split("_"), strict=False):
+    for x, y in zip(a.split("_"), b.split("_"), strict=False):
         if x != y:
             break
         shared += 1
-    return shared >= 3
+    return shared
 
 
 def _definitions(lines: Iterable[DiffLine]) -> set[str]:
@@ -837,11 +830,11 @@ _ELSEWHERE_NAME = re.compile(
 )
 
 
-def _sentence_with(body: str, line: int, name: str) -> str | None:
-    """The prose sentence that says ``name`` on body line ``line`` (wrapped lines joined): a
-    reference to another PR may sit on the line before."""
+def _sentence_with(sentences: Sequence[tuple[int, str]], line: int, name: str) -> str | None:
+    """Of the body's prose ``sentences`` (wrapped lines joined), the one that says ``name`` on
+    body line ``line``: a reference to another PR may sit on the line before."""
     found = None
-    for start, sentence in prose_sentences(body):
+    for start, sentence in sentences:
         if start > line:
             break
         if name in sentence:
@@ -861,6 +854,14 @@ def _stale_body(
     if not body or not patch_texts or not env_prefixes:
         return  # without known prefixes, constants and other projects' variables look the same
     diff_text = "\n".join(patch_texts)
+    prose: list[tuple[int, str]] | None = None
+
+    def sentences() -> list[tuple[int, str]]:  # read once, and only for a name the diff lacks
+        nonlocal prose
+        if prose is None:
+            prose = list(prose_sentences(body))
+        return prose
+
     in_fence = False
     for line in visible_lines(body):
         stripped = line.text.strip()
@@ -874,7 +875,7 @@ def _stale_body(
             if not name.startswith(tuple(env_prefixes)) or stripped[match.end() :].startswith("="):
                 continue  # not the project's variable, or set in an inline command
             if name not in diff_text and not _ELSEWHERE_NAME.search(
-                _sentence_with(body, line.number, name) or stripped
+                _sentence_with(sentences(), line.number, name) or stripped
             ):
                 out.add(
                     SignalKind.STALE_BODY,
