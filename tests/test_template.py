@@ -542,6 +542,63 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
     assert again.points == [a, b, c]
 
 
+def test_the_names_point_says_fewer_names_before_a_point_of_definitions_goes() -> None:
+    from prdigest.write.template.paragraph import _Draft
+    from prdigest.write.template.phrases import Phrases
+
+    p = Phrases("zh", 1)
+    first = "`a.py` 中新增的 `resolve_backend`"
+    names = [
+        "改动围绕描述里的 `num_reqs`、`request_id`、`client_index`",
+        "改动围绕描述里的 `num_reqs`、`request_id`",
+        "改动围绕描述里的 `num_reqs`",
+    ]
+    last = "`b.py` 中改动的 `build_draft_attn_metadatas`"
+    draft = _Draft(
+        p, "值得选读。", [], "", [[first], names, [last]], set(), {frozenset(): []}, {}, [],
+        [], limit=0, thin={1},
+    )  # fmt: skip
+    assert draft.shrink() and draft.points == [first, names[1], last]
+    assert draft.shrink() and draft.points == [first, names[2], last]
+    assert draft.shrink() and draft.points == [first, names[2]]  # only then does a point go
+    plain = _Draft(
+        p, "值得选读。", [], "", [[first], names, [last]], set(), {frozenset(): []}, {}, [],
+        [], limit=0,
+    )  # fmt: skip
+    assert plain.shrink() and plain.points == [first, names[0]]  # any other point goes first
+
+
+def test_only_the_names_point_is_marked_as_the_one_to_thin() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.core.models import Assessment, Level
+    from prdigest.write.template.focus import focus_points
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        body="The speculator now keeps `seq_lens_upper_bound` and `draft_window`.",
+        files=[
+            file_patch(
+                "pkg/spec.py",
+                [
+                    "def resolve_draft_backend(cfg):",
+                    "    seq_lens_upper_bound = cfg.seq_lens_upper_bound",
+                    "    draft_window = cfg.draft_window",
+                    "    return pick(seq_lens_upper_bound, draft_window)",
+                ],
+            )
+        ],
+    )
+    d = analyze(pr, load_preset(None, None))
+    a = Assessment(pr.repo, pr.number, Level.WORTH_READING, 2.0, (), None, None)
+    points = focus_points(d, a, Phrases("zh", 1), Cited())
+    thin = [x.texts[0] for x in points if x.thin]
+    assert len(thin) == 1 and "`seq_lens_upper_bound`" in thin[0]
+    assert any("`resolve_draft_backend`" in x.texts[0] and not x.thin for x in points)
+
+
 def test_a_why_sentence_dropped_while_shrinking_comes_back_before_a_point() -> None:
     from prdigest.write.template.focus import render_focus
     from prdigest.write.template.paragraph import _Draft

@@ -31,6 +31,7 @@ class Point:
 
     texts: tuple[str, ...]
     spare: bool = False
+    thin: bool = False  # names that no definition carries: fewer of them before a point goes
     path: str = ""  # the file a line-count point stands for, or the file a rewrite is in
 
 
@@ -530,7 +531,8 @@ def _names_point(
             picked.append((key, shown))
     if not picked:
         return None
-    return Point(tuple(_names_text(picked[:size], p) for size in range(len(picked), 0, -1)))
+    texts = tuple(_names_text(picked[:size], p) for size in range(len(picked), 0, -1))
+    return Point(texts, thin=True)
 
 
 def _names_text(picked: list[tuple[str, str]], p: Phrases) -> str:

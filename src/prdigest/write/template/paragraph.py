@@ -143,6 +143,7 @@ class _Draft:
     weak: int = 0  # how many of the last follow-ups are weak: they go before a third point
     dossier: Dossier | None = None  # its files: the other-files sentence counts the unnamed
     limit: int = 0  # the length the shrinking aims under
+    thin: set[int] = field(default_factory=set)  # the names point: its names go before a point
     others_at: int = 0  # other-files wordings dropped so far (fewer files, then none)
     at: list[int] = field(default_factory=list)  # per point, the wording said now
     gone: list[list[str]] = field(default_factory=list)  # points dropped, in the order they went
@@ -260,13 +261,19 @@ class _Draft:
         gone.clear()
 
     def _trim_or_pop(self) -> None:
-        """The last point says fewer names, or goes when it has no shorter wording."""
-        if self.at[-1] < len(self.wordings[-1]) - 1:
-            self.at[-1] += 1
+        """The last point says fewer names, or, when it has no shorter wording, the names
+        point does (names no definition carries say less than a definition), or it goes."""
+        last = len(self.wordings) - 1
+        thin = [i for i in self.thin if i < last and self.at[i] < len(self.wordings[i]) - 1]
+        if self.at[last] < len(self.wordings[last]) - 1:
+            self.at[last] += 1
+        elif thin:
+            self.at[thin[0]] += 1
         else:
             self.gone.append(self.wordings.pop())
             self.at.pop()
             self.spare.discard(len(self.wordings))
+            self.thin.discard(len(self.wordings))
 
     def _drop(self, step: str) -> bool:
         """One-off steps: the shape remark, the reason tags of the points, the other files,
@@ -385,6 +392,7 @@ def paragraph_for(
         [text for text, _weak in followups],
         _trailing_weak([weak for _text, weak in followups]),
         d,
+        thin={i for i, x in enumerate(points) if x.thin},
     )
     limit = bounds.paragraph_max  # one aim for every level: length, not the level, binds names
     draft.limit = limit
