@@ -570,8 +570,8 @@ def test_the_names_point_says_fewer_names_before_a_point_of_definitions_goes() -
 
 def test_only_the_names_point_is_marked_as_the_one_to_thin() -> None:
     from prdigest.analyze import analyze
-    from prdigest.core.presets import load_preset
     from prdigest.core.models import Assessment, Level
+    from prdigest.core.presets import load_preset
     from prdigest.write.template.focus import focus_points
     from prdigest.write.template.phrases import Cited, Phrases
 
