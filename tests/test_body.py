@@ -59,6 +59,12 @@ def test_multiplier_beats_absolute_value_on_a_line() -> None:
     assert [c.figure for c in claims] == ["3.8x"]
 
 
+def test_a_range_of_multipliers_is_one_figure_not_its_low_end() -> None:
+    claims = extract_claims("AscendC vs Triton: 1.27x-9.73x speedup, zero regressions.")
+    assert [c.figure for c in claims] == ["1.27x-9.73x"]
+    assert [c.figure for c in extract_claims("Decode is 2-3x faster.")] == ["2-3x"]
+
+
 def test_numbers_without_a_metric_are_not_claims() -> None:
     assert extract_claims("Unblocks 81 tests; see 2 issues.") == []
 

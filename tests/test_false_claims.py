@@ -69,7 +69,16 @@ def _signals(name: str) -> dict[SignalKind, list[str]]:
     return found
 
 
-@pytest.mark.parametrize("name", ["renamed_test", "moved_test_file", "package_init_removed"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "renamed_test",
+        "moved_test_file",
+        "package_init_removed",
+        "rewritten_test",
+        "tests_gone_with_module",
+    ],
+)
 def test_replaced_tests_are_no_caveat_for_any_writer(name: str) -> None:
     """The LLM writer is given signals as caveats: a replaced test must not be one."""
     assert SignalKind.TESTS_DELETED not in _signals(name)

@@ -196,3 +196,67 @@ def test_parametrize_cases_are_counted_and_stacked() -> None:
     assert parametrize_cases(edited[1:], flags[1:]) == 15
     assert parametrize_cases(lines[:4], [False] * 4) is None
     assert parametrize_cases(['@pytest.mark.parametrize("x", CASES)', "def test(x): ..."]) is None
+
+
+def _replaced(path: str, old: str, new: str) -> str:
+    """A hunk that removes the function ``old`` and adds ``new`` where it stood: six body
+    lines, four of them kept (alike 2/3)."""
+    kept = [
+        "    impl = make_impl(head_size=256)",
+        "    query = torch.randn(4, 8, 256)",
+        "    impl.forward_decode(query)",
+        "    assert impl.ready",
+    ]
+    removed = [
+        f"-def {old}():",
+        *("-" + x for x in kept),
+        "-    impl.fia.assert_called_once()",
+        "-    assert impl.calls == 1",
+    ]
+    added = [
+        f"+def {new}():",
+        *("+" + x for x in kept),
+        "+    impl.paged.assert_called_once()",
+        "+    impl.fia.assert_not_called()",
+    ]
+    return "@@ -1,7 +1,7 @@\n" + "\n".join([*removed, *added])
+
+
+def test_a_test_rewritten_where_it_stood_is_renamed_but_other_code_needs_more_alike() -> None:
+    path = "tests/test_attention.py"
+    patch = _replaced(path, "test_decode_uses_fia", "test_decode_uses_paged")
+    moves = detect([(_fact(path), parse_patch(path, patch))])
+    origin = moves.origin(path, None, "test_decode_uses_paged")
+    assert (
+        origin is not None
+        and origin.name == "test_decode_uses_fia"
+        and abs(origin.alike - 2 / 3) < 1e-9
+    )
+    assert moves.replaced(path, "test_decode_uses_fia")
+    source = _replaced("pkg/attention.py", "decode_fia", "decode_paged")
+    moves = detect([(_fact("pkg/attention.py"), parse_patch("pkg/attention.py", source))])
+    assert moves.origin("pkg/attention.py", None, "decode_paged") is None  # 2/3: no rename
+    # a test half the same in another file is another test, not this one moved
+    old = "\n".join(x for x in patch.splitlines() if not x.startswith("+")).replace(
+        "-1,7 +1,7", "-1,7 +0,0"
+    )
+    new = "\n".join(x for x in patch.splitlines() if not x.startswith("-")).replace(
+        "-1,7 +1,7", "-0,0 +1,7"
+    )
+    moves = detect(
+        [
+            (_fact(path, "removed"), parse_patch(path, old)),
+            (_fact("tests/test_paged.py", "added"), parse_patch("tests/test_paged.py", new)),
+        ]
+    )
+    assert moves.origin("tests/test_paged.py", None, "test_decode_uses_paged") is None
+
+
+def test_a_helper_is_never_the_test_that_took_its_place() -> None:
+    path = "tests/test_scheduler.py"
+    body = ["    config = SchedulerConfig(max_num_seqs=16)", "    return make(config)"]
+    removed = ["-def create_scheduler():", *("-" + x for x in body)]
+    added = ["+def test_waiting_queue_uses_upstream_policy():", *("+" + x for x in body)]
+    patch = "@@ -1,3 +1,3 @@\n" + "\n".join([*removed, *added])
+    moves = detect([(_fact(path), parse_patch(path, patch))])
+    assert moves.origin(path, None, "test_waiting_queue_uses_upstream_policy") is None

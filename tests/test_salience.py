@@ -283,7 +283,7 @@ def test_edits_worth_the_same_up_to_float_rounding_keep_their_order() -> None:
     second = (_fact("pkg/a.py"), DiffLine("+", "xa(xb, xc)", None, 2), "xa(xb)", "xa(xb, xc)")
     context = Context(title="t", body="", python_carries=True)
     for raw in ([first, second], [second, first]):
-        ranked = _ranked_edits(raw, [], context, scores, {})
+        ranked = _ranked_edits(raw, [], context, scores, {}, set())
         assert [e.after for e in ranked] == [item[3] for item in raw]
 
 
@@ -732,3 +732,66 @@ def test_a_literal_given_a_name_of_its_own_value_is_no_edit() -> None:
     )
     edits = rank([(_fact("pkg/ctx.py"), changed)], [], [], context)[1]
     assert [(e.before, e.after) for e in edits] == [("512", "_TOKENS_LIMIT")]
+
+
+def test_a_type_annotation_added_to_an_assignment_is_no_edit() -> None:
+    patch = parse_patch(
+        "pkg/groups.py",
+        "@@ -10,3 +10,3 @@ class GroupCoordinatorPatch:\n"
+        "     def __init__(self):\n"
+        "-        self._acquired_hccl_keys = []\n"
+        "-        self.block_size = 16\n"
+        "+        self._acquired_hccl_keys: list[HcclPgKey] = []\n"
+        "+        self.block_size = config.block_size\n",
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/groups.py"), patch)],
+        [_symbol("__init__", "pkg/groups.py", 2)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.before, e.after) for e in edits] == [("16", "config.block_size")]
+
+
+def test_the_kernel_carries_a_change_whose_python_side_is_a_binding_call() -> None:
+    from prdigest.core.models import python_carries
+
+    def files(python: int, cpp: int) -> list[FileFact]:
+        made = [
+            _fact("pkg/model.py").model_copy(update={"additions": python, "deletions": 0}),
+            _fact("csrc/binding.cpp", language="cpp").model_copy(
+                update={"additions": cpp, "deletions": 0}
+            ),
+        ]
+        return [f for f in made if f.additions]
+
+    assert not python_carries(files(2, 73))  # an op swapped in Python, its dispatch in C++
+    assert python_carries(files(30, 100))
+    assert python_carries(files(156, 1138))  # a Python proposer of its own beside the kernel
+    assert python_carries(files(3, 0))
+    assert not python_carries(files(0, 40))
+
+
+def test_a_renamed_local_comes_after_an_edit_that_uses_another_value() -> None:
+    patch = parse_patch(
+        "pkg/sched.py",
+        "@@ -10,2 +10,2 @@ class Scheduler:\n"
+        "     def schedule(self):\n"
+        "-        total = count_blocks(skipped_reqs)\n"
+        "+        total = count_blocks(step_skipped_reqs)\n"
+        "@@ -30,3 +30,3 @@ class Scheduler:\n"
+        "     def pad(self, num_reqs):\n"
+        "-        width = self.fit(num_reqs)\n"
+        "+        width = self.fit(num_reqs_padded)\n"
+        "         self.log_count(num_reqs)\n",
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/sched.py"), patch)],
+        [_symbol("schedule", "pkg/sched.py", 2), _symbol("pad", "pkg/sched.py", 2)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.before, e.after) for e in edits] == [
+        ("num_reqs", "num_reqs_padded"),  # `num_reqs` is still used: another value is passed
+        ("skipped_reqs", "step_skipped_reqs"),  # the old name is gone everywhere: a rename
+    ]

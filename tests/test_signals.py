@@ -358,3 +358,22 @@ def test_a_test_whose_cases_a_parametrized_test_of_its_file_takes_over_is_no_los
     assert SignalKind.TESTS_DELETED not in folded
     other = signals(vllm_preset, files=[patch("test_draft_port_offset")])
     assert other[SignalKind.TESTS_DELETED] == ["test_target_model_waits_for_all_ranks"]
+
+
+def test_a_todo_moved_with_its_code_is_no_new_loose_end(vllm_preset: Preset) -> None:
+    todo = "        # TODO(ben): combine this into a fused kernel"
+    moved = signals(
+        vllm_preset,
+        files=[
+            file_patch("pkg/eagle.py", [], ["def propose(x):", todo, "        return x"]),
+            file_patch(
+                "pkg/base.py", ["def propose(x):", todo, "        return x"], status="added"
+            ),
+        ],
+    )
+    assert SignalKind.TODO not in moved
+    new = signals(
+        vllm_preset,
+        files=[file_patch("pkg/base.py", ["def propose(x):", todo, "        return x"])],
+    )
+    assert new[SignalKind.TODO] == ["TODO(ben): combine this into a fused kernel"]

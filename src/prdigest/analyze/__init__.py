@@ -35,6 +35,7 @@ from prdigest.core.models import (
     SymbolFact,
     TechniqueFact,
     TestFact,
+    python_carries,
 )
 from prdigest.core.presets import Preset
 from prdigest.core.records import PullRequest
@@ -219,6 +220,7 @@ def _relocated_test(test: TestFact, found: moves.Moves) -> TestFact:
         update={
             "moved_from": origin.path if origin.path != test.path else None,
             "renamed_from": origin.name if origin.name != test.name else None,
+            "reworked": origin.alike < moves.REWORKED_BELOW,
         }
     )
 
@@ -270,10 +272,7 @@ def _ranked(
     context = salience.Context(
         title=pr.title,
         body=pr.body or "",
-        python_carries=any(
-            f.role is Role.SOURCE and f.language == "python" and f.additions + f.deletions
-            for f in files
-        ),
+        python_carries=python_carries(files),
     )
     return salience.rank(parsed, symbols, tests, context, is_test_file)
 

@@ -62,9 +62,10 @@ SECTION_NAMES = {
 }
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# a range is one figure (``5~9%``, ``1.27x-9.73x``): its low end alone would misstate it
 _FIGURE = re.compile(
     rf"(?<![\w.,])(?:[+\-−~]?\s?(?:{_NUMBER})\s?(?:[-~～–]\s?(?:{_NUMBER})\s?)?%"
-    rf"|(?:{_NUMBER})\s?[x×](?![\w])"
+    rf"|(?:{_NUMBER})(?:\s?[x×]?\s?[-~～–]\s?(?:{_NUMBER}))?\s?[x×](?![\w])"
     rf"|(?:{_NUMBER})\s?(?:ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s|QPS)\b)"
 )
 _METRIC = re.compile(

@@ -381,7 +381,10 @@ def _words_not_code(kind: str, body: str, state: dict[str, _Words]) -> bool:
 
 
 def _walk_hunk(
-    hunk: Hunk, language: str | None, stats: dict[tuple[str, str | None], _SymbolStats]
+    hunk: Hunk,
+    language: str | None,
+    stats: dict[tuple[str, str | None], _SymbolStats],
+    gone: frozenset[str] = frozenset(),
 ) -> None:
     """Attribute every changed line of a hunk to the innermost definition it sits in.
 
@@ -389,13 +392,14 @@ def _walk_hunk(
     the new file has around it (context and added lines), a removed line to those the old file
     had (context and removed lines). So a field added below a class the diff deletes is not
     given to the deleted class, and a method removed with its class is not given to the class
-    that replaced it.
+    that replaced it. git takes the hunk header from the old side: one naming a definition the
+    patch deletes (``gone``) opens no scope, for the new lines below it sit in something else.
     """
     indented, python = language in ("python", "shell"), language == "python"
     constants = indented  # the languages constant_in reads: its call is spared for the others
     sides = {ADDED: _Scope(indented=indented), REMOVED: _Scope(indented=indented)}
     opened = header_definition(hunk.header, language)
-    if opened:
+    if opened and opened.name not in gone:
         for scope in sides.values():
             scope.stack.append(opened)
     last: dict[str, tuple[Definition, str | None]] = {}  # parent_of is asked once per target
@@ -566,6 +570,42 @@ def _span(node: ast.stmt) -> int:
     return (node.end_lineno or node.lineno) - node.lineno + 1
 
 
+def deleted_definitions(parsed: ParsedPatch, language: str | None) -> frozenset[str]:
+    """Names whose ``def``/``class`` line the patch removes and adds nowhere."""
+
+    def names(lines: Iterable[DiffLine]) -> set[str]:
+        return {
+            found.name
+            for line in lines
+            if ("def " in line.text or "class " in line.text or language != "python")
+            and (found := definition_in(line.text, language)) is not None
+        }
+
+    return frozenset(names(parsed.removed()) - names(parsed.added()))
+
+
+def _moved_under_new_class(
+    stats: dict[tuple[str, str | None], _SymbolStats], gone: frozenset[str]
+) -> list[_SymbolStats]:
+    """The symbols, a method whose old lines were in a class the patch deletes and whose new
+    ones are in the class that took its place (its ``def`` line kept) counted once, under the
+    class that holds it now."""
+    now: dict[str, list[_SymbolStats]] = {}
+    for (name, parent), item in stats.items():
+        if parent is not None and parent not in gone and not item.added_def:
+            now.setdefault(name, []).append(item)
+    out = []
+    for (name, parent), item in stats.items():
+        heirs = now.get(name, []) if parent in gone and not item.removed_def else []
+        heir = heirs[0] if len(heirs) == 1 else None  # of two classes, which one is unknown
+        if heir is None:
+            out.append(item)
+            continue
+        heir.lines_changed += item.lines_changed
+        heir.line = heir.line or item.line
+    return out
+
+
 def extract_symbols(
     parsed: ParsedPatch, *, language: str | None, in_test: bool, status: str, first_id: int
 ) -> list[SymbolFact]:
@@ -579,9 +619,10 @@ def extract_symbols(
         collected = _python_ast_symbols(parsed)
     if collected is None:
         stats: dict[tuple[str, str | None], _SymbolStats] = {}
+        gone = deleted_definitions(parsed, language)
         for hunk in parsed.hunks:
-            _walk_hunk(hunk, language, stats)
-        collected = list(stats.values())
+            _walk_hunk(hunk, language, stats, gone)
+        collected = _moved_under_new_class(stats, gone)
     facts = []
     for offset, item in enumerate(collected):
         if item.added_def and not item.removed_def:

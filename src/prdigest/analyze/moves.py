@@ -30,6 +30,8 @@ from prdigest.core.models import FileFact
 
 MOVE_SIMILARITY = 0.5  # same name elsewhere: the body may have been edited on the way
 RENAME_SIMILARITY = 0.75  # another name: the body must be mostly the same
+# a test replaced by another of its file mostly the same: rewritten in place, its case kept
+TEST_REWRITE_SIMILARITY = 0.6
 FILE_SIMILARITY = 0.6
 REWORKED_BELOW = 0.9  # a moved or renamed body less alike than this was rewritten too
 MIN_RENAME_LINES = 2  # a one-line body says nothing about where it came from
@@ -217,7 +219,18 @@ def _bound(a: _Lines, b: _Lines) -> float:
 
 
 def _same_kind(a: Block, b: Block) -> bool:
-    return (a.kind == "class") == (b.kind == "class")
+    """Both classes or both functions, and both tests or neither (a helper that became a
+    test, or the other way, is not one definition)."""
+    return (a.kind == "class") == (b.kind == "class") and (
+        a.name.startswith("test") == b.name.startswith("test")
+    )
+
+
+def _rename_bar(old: Block, new: Block) -> float:
+    """How alike two bodies must be for one to be the other renamed: less for two tests of
+    one file (a test rewritten where it stood), more for anything else."""
+    tests = old.name.startswith("test") and new.name.startswith("test")
+    return TEST_REWRITE_SIMILARITY if tests and old.path == new.path else RENAME_SIMILARITY
 
 
 def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> None:
@@ -265,10 +278,10 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
                 _same_kind(old, b)
                 and b.name not in removed_names
                 and len(b.body) >= MIN_RENAME_LINES
-                and _bound(counted[id(old)], counted[id(b)]) >= RENAME_SIMILARITY
+                and _bound(counted[id(old)], counted[id(b)]) >= (bar := _rename_bar(old, b))
             ):
                 score = alike(old, b)
-                if score >= RENAME_SIMILARITY:
+                if score >= bar:
                     near = (b.path == old.path, b.path == old.path and b.parent == old.parent)
                     scored.append((score, near, -index, old, b))
     renamed: set[Key] = set()

@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from prdigest.analyze.code import definition_in, header_definition
+from prdigest.analyze.code import (
+    Definition,
+    definition_in,
+    deleted_definitions,
+    header_definition,
+)
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
     EditFact,
@@ -644,6 +649,20 @@ def _rewrapped(old: str, new: str) -> bool:
     return wrapped and len(long) > len(short) >= 1 and set(short) <= set(long)
 
 
+_ANNOTATED = re.compile(r"^(?P<target>[\w.]+)\s*:\s*[^=]+?\s*=(?!=)\s*(?P<value>.*)$")
+
+
+def _annotated_only(old: str, new: str) -> bool:
+    """Whether the new assignment is the old one with a type annotation added (or dropped)."""
+    for plain, annotated in ((old, new), (new, old)):
+        match = _ANNOTATED.match(annotated)
+        if match and re.sub(r"\s+", "", plain) == re.sub(
+            r"\s+", "", f"{match['target']}={match['value']}"
+        ):
+            return True
+    return False
+
+
 def _pair(
     fact: FileFact, olds: list[DiffLine], news: list[DiffLine], floor: float
 ) -> tuple[list[tuple[FileFact, DiffLine, str, str]], list[DiffLine], list[DiffLine]]:
@@ -696,6 +715,8 @@ def _pair(
             unpaired.append(old)
             continue
         used.add(best[1])
+        if fact.language == "python" and _annotated_only(text, texts[best[1]]):
+            continue  # ``x = []`` → ``x: list[Key] = []`` changes nothing the program does
         edit = edit_of(old.text, news[best[1]].text, python=fact.language == "python")
         if edit is not None:
             out.append((fact, news[best[1]], *edit))
@@ -1042,12 +1063,51 @@ def rank(
     ranked = [x.fact(f"n{i}") for i, x in enumerate(unique[:MAX_SALIENT], 1)]
     edited_paths = {f.path for f, _l, _b, _a in raw_edits}
     owners = {
-        f.path: _python_owners(p) if f.language == "python" else _header_owners(p, f.language)
+        f.path: (
+            _python_owners(p, _stale_headers(p, f.language, symbols))
+            if f.language == "python"
+            else _header_owners(p, f.language, _stale_headers(p, f.language, symbols))
+        )
         for f, p in parsed
         if f.path in edited_paths
     }
     scores = {x.name: x.score for x in ranked}
-    return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners)
+    renames = _renamed_names(parsed, raw_edits)
+    return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners, renames)
+
+
+def _renamed_names(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    edits: Sequence[tuple[FileFact, DiffLine, str, str]],
+) -> set[tuple[str, str, str]]:
+    """Edits of one bare name into another that rename it: the file's new side (added and
+    context lines) no longer uses the old name, its old side did not use the new one
+    (``num_reqs`` → ``num_reqs_padded`` where ``num_reqs`` stays is another value)."""
+    bare = [
+        (f.path, before, after)
+        for f, _line, before, after in edits
+        if _IDENTIFIER.fullmatch(before) and _IDENTIFIER.fullmatch(after)
+    ]
+    if not bare:
+        return set()
+    paths = {path for path, _b, _a in bare}
+    words: dict[str, tuple[set[str], set[str]]] = {}  # the new side's, the old side's
+    for f, p in parsed:
+        if f.path not in paths:
+            continue
+        new_side, old_side = words.setdefault(f.path, (set(), set()))
+        for hunk in p.hunks:
+            for line in hunk.lines:
+                found = _IDENTIFIER.findall(line.text)
+                if line.kind != REMOVED:
+                    new_side.update(found)
+                if line.kind != ADDED:
+                    old_side.update(found)
+    return {
+        (path, before, after)
+        for path, before, after in bare
+        if before not in words[path][0] and after not in words[path][1]
+    }
 
 
 def _ranked_edits(
@@ -1056,6 +1116,7 @@ def _ranked_edits(
     context: Context,
     scores: dict[str, float],
     owners: dict[str, dict[int, str]],
+    renames: set[tuple[str, str, str]],
 ) -> list[EditFact]:
     def worth(item: tuple[FileFact, DiffLine, str, str]) -> float:
         fact, _line, before, after = item
@@ -1068,6 +1129,8 @@ def _ranked_edits(
             value -= 3.0
         if fact.language == "cpp" and context.python_carries:
             value -= 3.0
+        if (fact.path, before, after) in renames:
+            value -= 3.0  # a name renamed (``skipped`` → ``step_skipped``): what it does is kept
         return round(value, 6)
 
     def owner_of(fact: FileFact, line: DiffLine) -> str | None:
@@ -1102,14 +1165,40 @@ def _ranked_edits(
     return out
 
 
-def _python_owners(patch: ParsedPatch) -> dict[int, str]:
+def _stale_headers(
+    patch: ParsedPatch, language: str | None, symbols: Sequence[SymbolFact]
+) -> dict[str, str | None]:
+    """Definitions the file's patch deletes, each with the name it has now when it was renamed
+    in place (else None): git takes a hunk header from the old side, so a header naming one of
+    them does not say where the hunk's new lines sit."""
+    renamed = {
+        s.name: s.renamed_to
+        for s in symbols
+        if s.path == patch.path and s.change == "removed" and s.moved_to in (None, patch.path)
+    }
+    return {name: renamed.get(name) for name in deleted_definitions(patch, language)}
+
+
+def _header_owner(
+    header: str, language: str | None, stale: dict[str, str | None]
+) -> Definition | None:
+    """The definition a hunk header names, as it is called after the change (none when the
+    PR removed it)."""
+    opened = header_definition(header, language)
+    if opened is None or opened.name not in stale:
+        return opened
+    now = stale[opened.name]
+    return Definition(now, opened.kind, opened.indent) if now else None
+
+
+def _python_owners(patch: ParsedPatch, stale: dict[str, str | None]) -> dict[int, str]:
     """For each added line of a Python patch, the innermost definition it sits in on the new
     side: the ``def``/``class`` lines of the hunk above it, else the hunk header's (git prints
     the nearest top-level line: a method between it and the hunk is unknown, so the class is
-    said, never the method above)."""
+    said, never the method above; a header naming what the PR removed, ``stale``, says none)."""
     owners: dict[int, str] = {}
     for hunk in patch.hunks:
-        opened = header_definition(hunk.header, "python")
+        opened = _header_owner(hunk.header, "python", stale)
         stack: list[tuple[int, str]] = [(opened.indent, opened.name)] if opened else []
         for line in hunk.lines:
             if line.kind == REMOVED or not line.text.strip():
@@ -1127,14 +1216,16 @@ def _python_owners(patch: ParsedPatch) -> dict[int, str]:
     return owners
 
 
-def _header_owners(patch: ParsedPatch, language: str | None) -> dict[int, str]:
+def _header_owners(
+    patch: ParsedPatch, language: str | None, stale: dict[str, str | None]
+) -> dict[int, str]:
     """For each added line of a patch in a language without Python's indentation, the
     definition git's hunk header names, or the last one the hunk opens above the line; a line
     of a hunk whose header names none (``public:``) before any opens has no owner — the nearest
     changed definition above it may have ended long before."""
     owners: dict[int, str] = {}
     for hunk in patch.hunks:
-        opened = header_definition(hunk.header, language)
+        opened = _header_owner(hunk.header, language, stale)
         current = opened.name if opened else None
         for line in hunk.lines:
             if line.kind == REMOVED:

@@ -46,6 +46,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
+from pathlib import PurePosixPath
 
 from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
 from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in
@@ -68,6 +69,7 @@ from prdigest.core.models import (
     ThreadFact,
 )
 
+_TODO_WORD = re.compile(r"TODO|FIXME|XXX|HACK")  # a cheap test before _TODO's
 _TODO = re.compile(
     r"(?:#|//|/\*|\*|--)\s*(?P<tag>TODO|FIXME|XXX|HACK)\b(?:\((?P<owner>[^)]{1,40})\))?:?\s*(?P<text>.*)"
 )
@@ -264,8 +266,23 @@ def _file_may_signal(added_text: str, words: re.Pattern[str]) -> bool:
     )
 
 
+def _removed_notes(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> frozenset[str]:
+    """The TODO-like comments the PR removes anywhere, as written: one added again moved
+    with its code, it is no new loose end."""
+    return frozenset(
+        line.text.strip()
+        for _fact, patch in parsed
+        for line in patch.removed()
+        if _TODO_WORD.search(line.text) and _TODO.search(line.text)
+    )
+
+
 def _scan_added_lines(
-    out: _Collector, parsed: ParsedPatch, role: Role, env_prefixes: Sequence[str]
+    out: _Collector,
+    parsed: ParsedPatch,
+    role: Role,
+    env_prefixes: Sequence[str],
+    moved_notes: frozenset[str] = frozenset(),
 ) -> None:
     words = _trigger_words(tuple(env_prefixes))
     if not _file_may_signal("\n".join(line.text for line in parsed.added()), words):
@@ -278,7 +295,7 @@ def _scan_added_lines(
         if pending_except is None and not _may_signal(text, words):
             continue  # most lines can trigger nothing; one search rules them out
         todo = _TODO.search(text)
-        if todo:
+        if todo and text.strip() not in moved_notes:
             note = todo["text"].strip().rstrip("*/").strip()
             detail = (
                 f"{todo['tag']}"
@@ -461,6 +478,7 @@ def detect(
     patch_texts: Sequence[str] = (),
 ) -> list[SignalFact]:
     out = _Collector()
+    moved_notes = _removed_notes(parsed)
     for fact, patch in parsed:
         if patch.error:
             out.add(SignalKind.BROKEN_PATCH, f"{fact.path}: {patch.error[:80]}", path=fact.path)
@@ -468,7 +486,7 @@ def detect(
         if fact.additions + fact.deletions > HUGE_FILE_LINES:
             out.add(SignalKind.HUGE_DIFF, fact.path, path=fact.path)
         role = Role.TEST if is_test(fact) else fact.role
-        _scan_added_lines(out, patch, role, env_prefixes)
+        _scan_added_lines(out, patch, role, env_prefixes, moved_notes)
     for fact, patch in parsed:
         if fact.role is Role.SOURCE and fact.language == "python" and not is_test(fact):
             _defaults_changed(out, fact, patch)
@@ -663,10 +681,16 @@ def _tests_deleted(
         return any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code or ())
 
     patches = {fact.path: patch for fact, patch in parsed}
+    # a test module goes with the module it tests (``test_patch_x.py`` with ``patch_x.py``)
+    removed_modules = {
+        PurePosixPath(f.path).stem for f in files if f.status == "removed" and f.role is Role.SOURCE
+    }
     for fact in files:
         if fact.status != "removed" or not _TEST_MODULE.search(fact.path):
             continue
         if fact.path in moved_files:
+            continue
+        if PurePosixPath(fact.path).stem.removeprefix("test_") in removed_modules:
             continue
         patch = patches.get(fact.path)
         names = _removed_test_names(patch) if patch is not None else []

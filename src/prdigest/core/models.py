@@ -13,7 +13,7 @@ without hand-written code.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal, Self
@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/31"
+ANALYZER_VERSION = "analyze/32"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -211,6 +211,7 @@ class TestFact(Fact):
     existed: bool = False  # its def line was edited (a new signature), the test was there before
     moved_from: str | None = None  # a test moved from another file (analyze.moves)
     renamed_from: str | None = None  # a test renamed (same body, another name)
+    reworked: bool = False  # moved or renamed, and its body rewritten on the way
 
 
 class TechniqueFact(Fact):
@@ -410,6 +411,28 @@ class Series(_Frozen):
     total: int
 
 
+KERNEL_SHARE = 5  # kernel lines per Python line past which the kernel carries the change
+PYTHON_CARRIES_FROM = 50  # Python lines that carry a change whatever the kernels beside them
+
+
+def python_carries(files: Sequence[FileFact]) -> bool:
+    """Whether the PR's Python source carries its change beside its C/C++ kernels: it changes
+    :data:`PYTHON_CARRIES_FROM` Python lines or more, or some and no more than
+    :data:`KERNEL_SHARE` kernel lines per Python line (a two-line binding call beside a 60-line
+    kernel is the kernel's change)."""
+
+    def lines(language: str) -> int:
+        return sum(
+            f.additions + f.deletions
+            for f in files
+            if f.role is Role.SOURCE and f.language == language
+        )
+
+    python = lines("python")
+    kernels = lines("cpp")
+    return python >= PYTHON_CARRIES_FROM or (python > 0 and kernels <= KERNEL_SHARE * python)
+
+
 class Dossier(_Frozen):
     """Everything analyze learned about one PR, each fact with its provenance."""
 
@@ -471,6 +494,9 @@ class Dossier(_Frozen):
 
     def source_lines_changed(self) -> int:
         return sum(f.additions + f.deletions for f in self.files if f.role is Role.SOURCE)
+
+    def python_carries(self) -> bool:
+        return python_carries(self.files)
 
 
 @dataclass(frozen=True, slots=True, config=_SLIM)

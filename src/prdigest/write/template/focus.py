@@ -123,13 +123,29 @@ def _overrides(s: SymbolFact, d: Dossier) -> bool:
     )
 
 
-def _symbol_name(s: SymbolFact, d: Dossier, p: Phrases, cited: Cited) -> str:
+def _symbol_name(s: SymbolFact, d: Dossier, p: Phrases, cited: Cited) -> tuple[str | None, str]:
+    """The class a name is said with (None: said alone) and the name as shown."""
     line = s.line if s.change != "removed" else None
     name = cited.name(s.name, s.path, line)
     short = len(s.name) <= 3  # `np`, `cpu`: said as the class's, or they name nothing
     if s.parent and (s.name in GENERIC_NAMES or short or _overrides(s, d)):
-        return p.get("symbol", "of", parent=cited.name(s.parent, s.path, None), name=name)
-    return name
+        return cited.name(s.parent, s.path, None), name
+    return None, name
+
+
+def _said_with_owners(items: list[tuple[str | None, str]], p: Phrases) -> str:
+    """Names joined, those of one class said once with it (`C` 的 `cpu`、`np` 与 `uva`)."""
+    runs: list[tuple[str | None, list[str]]] = []
+    for owner, name in items:
+        if owner is not None and runs and runs[-1][0] == owner:
+            runs[-1][1].append(name)
+        else:
+            runs.append((owner, [name]))
+    said = [
+        p.get("symbol", "of", parent=owner, name=p.join(names)) if owner else names[0]
+        for owner, names in runs
+    ]
+    return p.join(said)
 
 
 def _change_of(
@@ -175,19 +191,19 @@ def _symbol_text(
     cited: Cited,
     names: dict[str, str],
 ) -> str:
-    by_change: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
+    by_change: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[str | None, str]]] = {}
     tagged = False
     for s in group:
         cited.fact(s.id)
-        shown = _symbol_name(s, d, p, cited)
+        owner, shown = _symbol_name(s, d, p, cited)
         tag = "" if tagged else _reason_tag(s.name, d, p)
         tagged = tagged or bool(tag)
         shown += tag
         change, extra = _change_of(s, p, cited, names)
-        if not any(shown in items for items in by_change.values()):  # one name, said once
-            by_change.setdefault((change, tuple(extra.items())), []).append(shown)
+        if not any((owner, shown) in items for items in by_change.values()):  # said once
+            by_change.setdefault((change, tuple(extra.items())), []).append((owner, shown))
     parts = [
-        p.get("symbol", change, name=p.join(items), **dict(extra))
+        p.get("symbol", change, name=_said_with_owners(items, p), **dict(extra))
         for (change, extra), items in by_change.items()
     ]
     return p.get(
@@ -259,7 +275,7 @@ def _relocated_tests_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
     if first.renamed_from:
         return p.get(
             "point",
-            "test_renamed",
+            "test_renamed_reworked" if first.reworked else "test_renamed",
             name=cited.name(first.name, first.path, first.line),
             origin=cited.name(first.renamed_from, first.moved_from or first.path),
         )
@@ -275,9 +291,10 @@ def _relocated_tests_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
 
 def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     new_tests = [t for t in d.tests if not (t.moved_from or t.renamed_from or t.existed)]
-    if not new_tests and not d.techniques:
+    if not new_tests:  # what the tests became says more than how a test file works
         relocated = _relocated_tests_point(d, p, cited)
-        return Point((relocated,)) if relocated else None
+        if relocated or not d.techniques:
+            return Point((relocated,)) if relocated else None
     unique = list({t.name: t for t in new_tests}.values())[:2]
     for t in unique:
         cited.fact(t.id)
@@ -576,7 +593,7 @@ def other_files(
     CI change's own files when no source changed. Its wordings, fullest first (fewer files),
     none when there are no such files."""
     names = display_names(d.files)
-    python = any(f.role is Role.SOURCE and f.language == "python" for f in d.files)
+    python = d.python_carries()
     unnamed = [
         f
         for f in d.files

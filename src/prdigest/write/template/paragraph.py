@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from prdigest.core.models import AreaText, Assessment, Dossier, Level, Role
+from prdigest.core.models import AreaText, Assessment, Dossier, FileFact, Level, Role
 from prdigest.write.llm.verify import chinese_share
 from prdigest.write.template.discussion import discussion_parts, render_discussion
 from prdigest.write.template.focus import (
@@ -57,8 +57,21 @@ def _non_source_roles(d: Dossier, p: Phrases) -> str:
     """The roles of a PR's files, said as a list, when none is runtime source ("" else)."""
     if not d.files or d.source_lines_changed():
         return ""
-    roles = list(dict.fromkeys(f.role.value for f in d.files if p.has("roles", f.role.value)))
+    roles = list(dict.fromkeys(_role_said(f) for f in d.files if p.has("roles", f.role.value)))
     return p.word("roles", "sep").join(p.word("roles", r) for r in roles[:3])
+
+
+# the CI role also holds the developer tools a preset files with it (tools/, format.sh, lint
+# configuration): a file outside these paths is said as a tool, not as CI
+_CI_PATH = re.compile(
+    r"(?:^|/)(?:\.github|\.ci|ci|\.buildkite|\.circleci|\.gitlab)(?:/|$)|\.gitlab-ci\.yml$"
+)
+
+
+def _role_said(f: FileFact) -> str:
+    if f.role is Role.CI and not _CI_PATH.search(f.path):
+        return "tools"
+    return f.role.value
 
 
 def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> str:
