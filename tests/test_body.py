@@ -158,6 +158,20 @@ def test_a_section_that_says_nothing_breaks_is_no_breaking_change() -> None:
     assert user_facing_of(extract_sections(loud))[1]
 
 
+def test_a_deprecation_whose_old_keys_remain_supported_is_no_breaking_change() -> None:
+    from prdigest.analyze.body import extract_sections, user_facing_of
+
+    body = (
+        "### Does this PR introduce *any* user-facing change?\n\nYes.\n\n"
+        "Scheduler-related `additional_config` entries now use the nested `scheduler_config`\n"
+        "format. Existing top-level keys remain supported temporarily with deprecation warnings.\n"
+    )
+    change, breaking = user_facing_of(extract_sections(body))
+    assert change and not breaking
+    gone = body.replace("remain supported temporarily with", "are removed; see the")
+    assert user_facing_of(extract_sections(gone))[1]
+
+
 def test_a_change_of_what_the_code_does_inside_is_no_breaking_change() -> None:
     from prdigest.analyze.body import extract_sections, user_facing_of
 

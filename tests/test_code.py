@@ -307,3 +307,24 @@ def test_a_docstring_or_comment_edit_changes_no_definition() -> None:
     assert symbols("p.py", comment + "     return x") == {}
     code = '@@ -1,3 +1,3 @@\n def size(x):\n     """Its size."""\n-    return x\n+    return x + 1'
     assert symbols("p.py", code) == {"size": ("function", "modified", None)}
+
+
+def test_a_cpp_function_ends_at_its_closing_brace_in_the_first_column() -> None:
+    # the header names the function above the hunk; the templates added below its brace are
+    # not its lines, so it did not change
+    kernel = (
+        "@@ -42,4 +42,10 @@ __aicore__ inline void SetWaitFlag(HardEvent evt)\n"
+        "     WaitFlag<event>(eventId);\n"
+        " }\n"
+        "+\n"
+        "+template <typename T>\n"
+        "+__aicore__ inline void CastOrCopy(LocalTensor<T> dst, LocalTensor<T> src)\n"
+        "+{\n"
+        "+    Copy(dst, src);\n"
+        "+}\n"
+        " \n"
+        " __aicore__ inline void Compute()"
+    )
+    found = symbols("kernel_v310.h", kernel)
+    assert "SetWaitFlag" not in found
+    assert found["CastOrCopy"][1] == "added"

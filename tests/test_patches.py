@@ -115,3 +115,19 @@ def test_agrees_with_unidiff(hunks: list[list[tuple[str, str]]], header: str) ->
 def test_hunk_longer_than_its_header_is_an_error() -> None:
     parsed = parse_patch("a.py", "@@ -1,1 +1,1 @@\n-a\n+b\n+c")
     assert parsed.error is not None and "expected a hunk header" in parsed.error
+
+
+def test_a_line_ending_conversion_leaves_only_the_lines_that_changed() -> None:
+    # CRLF to LF: every line is removed and added again; read alike, only `b` changed
+    patch = "@@ -1,3 +1,3 @@\n-a = 1\r\n-b = 2\r\n-c = 3\r\n+a = 1\n+b = 20\n+c = 3"
+    parsed = parse_patch("pkg/sfa_cp.py", patch)
+    assert parsed.error is None
+    kinds = [(line.kind, line.text, line.old_no, line.new_no) for line in parsed.hunks[0].lines]
+    assert kinds == [
+        (" ", "a = 1", 1, 1),
+        ("-", "b = 2", 2, None),
+        ("+", "b = 20", None, 2),
+        (" ", "c = 3", 3, 3),
+    ]
+    plain = parse_patch("pkg/x.py", "@@ -1,2 +1,2 @@\n-a = 1\n-b = 2\n+b = 2\n+a = 1")
+    assert [x.kind for x in plain.hunks[0].lines] == ["-", "-", "+", "+"]  # git's own diff kept

@@ -32,6 +32,10 @@ def test_an_edit_is_the_expression_that_changed_widened_to_whole_names() -> None
         "input_size // group_size",
         "cdiv(input_size, self.group_size)",
     )
+    # both sides start where the lines part: the whole lookup, not its subscript alone
+    assert edit_of(
+        "meta = self._recving_metadata[req_id]", "meta = self._recving_metadata.pop(req_id, None)"
+    ) == ("self._recving_metadata[req_id]", "self._recving_metadata.pop(req_id, None)")
 
 
 def test_a_call_to_another_function_is_the_callee_that_changed() -> None:
@@ -794,4 +798,30 @@ def test_a_renamed_local_comes_after_an_edit_that_uses_another_value() -> None:
     assert [(e.before, e.after) for e in edits] == [
         ("num_reqs", "num_reqs_padded"),  # `num_reqs` is still used: another value is passed
         ("skipped_reqs", "step_skipped_reqs"),  # the old name is gone everywhere: a rename
+    ]
+
+
+def test_an_added_line_is_the_edit_of_the_removed_line_most_like_it() -> None:
+    patch = parse_patch(
+        "pkg/runner.py",
+        "@@ -845,5 +843,3 @@ class NPUModelRunner310:\n"
+        "     def build_specs(self, kv_cache_spec, kv_cache_group):\n"
+        "-            if isinstance(kv_cache_group.kv_cache_spec, EncoderOnlyAttentionSpec):\n"
+        "-                continue\n"
+        "-            if isinstance(kv_cache_group.kv_cache_spec, MambaSpec):\n"
+        "+            if isinstance(kv_cache_spec, MambaSpec):\n"
+        "                 self.mamba_groups.append(kv_cache_group)\n",
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/runner.py"), patch)],
+        [_symbol("build_specs", "pkg/runner.py", 4)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    pairs = [(e.before, e.after) for e in edits]
+    assert pairs == [
+        (
+            "isinstance(kv_cache_group.kv_cache_spec, MambaSpec)",
+            "isinstance(kv_cache_spec, MambaSpec)",
+        )
     ]

@@ -125,6 +125,12 @@ def test_stale_body_env_var(vllm_preset: Preset) -> None:
     body = "## Purpose\nGated behind VLLM_OLD_SWITCH for now.\n\n```\nVLLM_USE_V1=1 vllm serve\n```"
     found = signals(vllm_preset, body=body, files=[file_patch("vllm/x.py", ["a = 1"])])
     assert found[SignalKind.STALE_BODY] == ["VLLM_OLD_SWITCH"]  # commands in fences are not prose
+    reason = (
+        "## Purpose\nThe device cannot be derived from the rank because VLLM_VISIBLE_DEVICES\n"
+        "remapping can break that correspondence.\n"
+    )
+    cited = signals(vllm_preset, body=reason, files=[file_patch("vllm/x.py", ["a = 1"])])
+    assert SignalKind.STALE_BODY not in cited  # a reason for the change, not a switch it adds
 
 
 def test_unresolved_threads_and_failed_checks(vllm_preset: Preset) -> None:
@@ -377,3 +383,37 @@ def test_a_todo_moved_with_its_code_is_no_new_loose_end(vllm_preset: Preset) -> 
         files=[file_patch("pkg/base.py", ["def propose(x):", todo, "        return x"])],
     )
     assert new[SignalKind.TODO] == ["TODO(ben): combine this into a fused kernel"]
+
+
+def test_a_variable_named_in_a_message_is_not_introduced(vllm_preset: Preset) -> None:
+    warned = signals(
+        vllm_preset,
+        files=[
+            file_patch(
+                "vllm/config/ascend.py",
+                ['            logger.warning("VLLM_ENABLE_FUSED_MC2 and overlap conflict")'],
+            )
+        ],
+    )
+    assert SignalKind.ENV_VAR not in warned
+    read = signals(
+        vllm_preset,
+        files=[
+            file_patch("vllm/envs.py", ['    "VLLM_NEW_KNOB": lambda: os.getenv("VLLM_NEW_KNOB"),'])
+        ],
+    )
+    assert read[SignalKind.ENV_VAR] == ["VLLM_NEW_KNOB"]
+
+
+def test_a_kernel_macro_with_the_prefix_of_a_variable_is_no_variable(vllm_preset: Preset) -> None:
+    preset = vllm_preset.model_copy(update={"env_prefixes": ("ASCEND_",)})
+    kernel = signals(
+        preset, files=[file_patch("csrc/matmul.h", ["    if ASCEND_IS_AIC {", "        Run();"])]
+    )
+    assert SignalKind.ENV_VAR not in kernel
+    read = signals(
+        preset, files=[file_patch("csrc/init.cpp", ['    auto v = getenv("ASCEND_RT_DEBUG");'])]
+    )
+    assert read[SignalKind.ENV_VAR] == ["ASCEND_RT_DEBUG"]
+    python = signals(preset, files=[file_patch("pkg/envs.py", ["    if ASCEND_LAUNCH_BLOCKING:"])])
+    assert python[SignalKind.ENV_VAR] == ["ASCEND_LAUNCH_BLOCKING"]

@@ -195,6 +195,8 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "用 0 补齐 EOD 场景的 actual_seq_lengths",
         ),
         ("Reduce sampling", "perf", "优化 reduce sampling"),  # a scheme's name, no verb
+        ("RGDR optimization", "perf", "优化 RGDR"),  # the kind's verb says it once
+        ("DSV4 prefix cache hit rate optimize", "perf", "优化 DSV4 前缀缓存命中率"),
         ("Enhance w4a8.py with docstrings", "chore", "用 docstrings 增强 w4a8.py"),  # the means
         (  # the sampler gains inverse CDF; it did not have it before
             "Optimize 310P random sampling with inverse CDF",

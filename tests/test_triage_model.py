@@ -226,6 +226,23 @@ def test_a_title_word_cannot_lift_a_verdict(dossiers: dict[int, Dossier]) -> Non
     assert assess(shouted).score == pytest.approx(assess(quiet).score, abs=0.2)
 
 
+def test_a_fix_that_only_adds_lines_to_existing_code_is_a_fix() -> None:
+    """A reset or a guard adds lines to an existing file: the diff corroborates the fix."""
+    from prdigest.core.models import Kind
+
+    reset = make_pr(
+        title="[BugFix][Worker] Reset slot_mapping to pad id for dummy graph capture",
+        files=[
+            file_patch(
+                "vllm_ascend/worker/model_runner_v1.py",
+                ["            if not is_graph_capturing:", "                table.fill_(-1)"],
+            )
+        ],
+    )
+    d = analyze(reset, load_preset("vllm-project/vllm-ascend"))
+    assert d.kind is Kind.FIX, d.kind_evidence
+
+
 def test_report_counts_levels_picks_and_the_reading_scale() -> None:
     def judged(number: int, label: Level, level: Level, pick: int | None, picked: bool) -> Judged:
         return Judged(Label("o/r", number, "2026-06-01", label, "why", pick), level, 0.0, picked)

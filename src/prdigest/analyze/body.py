@@ -641,9 +641,11 @@ _BREAKING = re.compile(
 
 
 # the author says in so many words that nothing breaks ("No breaking changes: all changes
-# are backward compatible"), whatever else the section names as removed
+# are backward compatible", "existing keys remain supported with deprecation warnings"),
+# whatever else the section names as removed or deprecated
 _NOT_BREAKING = re.compile(
-    r"\bno\s+breaking\b|\bnon-breaking\b|\bnot\s+(?:a\s+)?breaking\b|\bbackwards?[- ]compatible\b",
+    r"\bno\s+breaking\b|\bnon-breaking\b|\bnot\s+(?:a\s+)?breaking\b|\bbackwards?[- ]compatible\b|"
+    r"\b(?:remains?|still)\s+(?:\w+\s+)?(?:supported|accepted|works?|valid)\b|\bcontinues?\s+to\s+work\b",
     re.I,
 )
 

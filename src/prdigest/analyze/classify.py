@@ -143,10 +143,16 @@ def _title_kind(
 
 
 def _changes_existing_code(files: Sequence[FileFact]) -> bool:
-    """What a fix looks like in a diff: lines of existing source replaced, or tests touched.
-    A title that says "fix" over new files only is not believed (a word cannot lift a PR)."""
+    """What a fix looks like in a diff: existing source changed (a guard or a reset may only
+    add lines to it), or tests touched. A title that says "fix" over new files only is not
+    believed (a word cannot lift a PR)."""
     return any(
-        (f.role is Role.SOURCE and f.status != "added" and f.deletions and not f.generated)
+        (
+            f.role is Role.SOURCE
+            and f.status != "added"
+            and not f.generated
+            and f.additions + f.deletions
+        )
         or f.role is Role.TEST
         for f in files
     )

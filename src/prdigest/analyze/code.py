@@ -380,6 +380,28 @@ def _words_not_code(kind: str, body: str, state: dict[str, _Words]) -> bool:
     return words and kind != CONTEXT
 
 
+def _context_line(
+    sides: dict[str, _Scope],
+    definition: Definition | None,
+    text: str,
+    *,
+    indented: bool,
+    continued: bool,
+) -> None:
+    """What an unchanged line opens or closes, on both sides of the diff."""
+    if definition is not None:
+        sides[ADDED].enter(definition)
+        sides[REMOVED].enter(definition)
+    elif indented and not continued:  # indentation closes scopes on both sides
+        indent = len(text) - len(text.lstrip())
+        for scope in sides.values():
+            while scope.stack and scope.stack[-1].indent >= indent:
+                scope.stack.pop()
+    elif not indented and text.startswith("}"):
+        for scope in sides.values():  # a brace in the first column closes a top-level body
+            scope.stack.clear()
+
+
 def _walk_hunk(
     hunk: Hunk,
     language: str | None,
@@ -404,7 +426,6 @@ def _walk_hunk(
             scope.stack.append(opened)
     last: dict[str, tuple[Definition, str | None]] = {}  # parent_of is asked once per target
     decorated = _decorated(hunk, language)
-    stacks = (sides[ADDED].stack, sides[REMOVED].stack)
     # words, not code: a comment, and a docstring opened right under its def (the quote it
     # closes with, per side of the diff), change no definition
     words = {ADDED: _Words(), REMOVED: _Words()}
@@ -427,14 +448,7 @@ def _walk_hunk(
         # several lines) continues a statement: its indentation closes no scope
         continued = python and body[0] in _CLOSERS
         if line.kind == CONTEXT:
-            if definition is not None:
-                sides[ADDED].enter(definition)
-                sides[REMOVED].enter(definition)
-            elif indented and not continued:  # indentation closes scopes on both sides
-                indent = len(text) - len(body)
-                for stack in stacks:
-                    while stack and stack[-1].indent >= indent:
-                        stack.pop()
+            _context_line(sides, definition, text, indented=indented, continued=continued)
             continue
         if definition is not None:
             sides[line.kind].enter(definition)
@@ -465,6 +479,8 @@ def _walk_hunk(
             parent = scope.parent_of(target)
             last[line.kind] = (target, parent)
         _attribute(stats, line, target, parent, defines=definition is not None or named is not None)
+        if not indented and text.startswith("}"):
+            scope.stack.clear()  # the brace is its definition's last line: what follows is not
 
 
 def _attribute(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import NamedTuple
 
 ADDED, REMOVED, CONTEXT = "+", "-", " "
@@ -109,8 +110,39 @@ def _hunk_body(
     return body, index
 
 
+def _unchanged_kept(body: list[DiffLine]) -> list[DiffLine]:
+    """The hunk with each line removed and added again unchanged said as context: what a
+    patch that converts line endings (CRLF to LF) shows as a rewrite of every line once its
+    line breaks are read alike. Only the lines that really changed stay changed."""
+    out: list[DiffLine] = []
+    run: list[DiffLine] = []
+    for line in (*body, None):
+        if line is not None and line.kind != CONTEXT:
+            run.append(line)
+            continue
+        old = [x for x in run if x.kind == REMOVED]
+        new = [x for x in run if x.kind == ADDED]
+        if old and new:
+            matcher = SequenceMatcher(None, [x.text for x in old], [x.text for x in new], False)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                if tag == "equal":
+                    out += [
+                        DiffLine(CONTEXT, a.text, a.old_no, b.new_no)
+                        for a, b in zip(old[i1:i2], new[j1:j2], strict=True)
+                    ]
+                else:
+                    out += old[i1:i2] + new[j1:j2]
+        else:
+            out += run
+        run = []
+        if line is not None:
+            out.append(line)
+    return out
+
+
 def _parse(patch: str) -> list[Hunk]:
-    lines = patch.split("\n") if "\r" not in patch else patch.replace("\r\n", "\n").split("\n")
+    converted = "\r" in patch  # CRLF line breaks, on one side of the diff or on both
+    lines = patch.split("\n") if not converted else patch.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the text's final line break
     hunks: list[Hunk] = []
@@ -130,6 +162,8 @@ def _parse(patch: str) -> list[Hunk]:
             old_len,
             new_len,
         )
+        if converted:
+            body = _unchanged_kept(body)
         hunks.append(Hunk(match[5].strip(), old_start, new_start, tuple(body)))
     return hunks
 

@@ -462,6 +462,16 @@ def _code_like(text: str) -> bool:
 _PY_KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}  # values, not syntax
 
 
+def _same_start(a: str, old: str, b: str, new: str) -> tuple[str, str]:
+    """The two spans widened to start where the other starts, when the lines agree up to
+    there: ``self.meta[req_id]`` → ``self.meta.pop(req_id, None)``, not ``[req_id]`` → …."""
+    at_a, at_b = a.find(old), b.find(new)
+    if at_a < 0 or at_b < 0 or at_a == at_b or a[: min(at_a, at_b)] != b[: min(at_a, at_b)]:
+        return old, new
+    wider = (a[at_b : at_a + len(old)], new) if at_a > at_b else (old, b[at_a : at_b + len(new)])
+    return wider if _balanced(wider[0]) and _balanced(wider[1]) else (old, new)
+
+
 def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] | None:
     """The expression that differs between two versions of a line, or None when the lines are
     not one line edited (too different) or differ only in spacing."""
@@ -524,6 +534,7 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return (a, b) if whole and not continued else None
     argument = _ARGUMENT_LINE.match(before) is not None  # one argument of a multi-line call
     old, new = _span(a, ta, i1, i2 - 1, argument), _span(b, tb, j1, j2 - 1, argument)
+    old, new = _same_start(a, old, b, new)
     if not old or not new or len(old) > MAX_SPAN or len(new) > MAX_SPAN or old == new:
         return None
     if old in _PY_KEYWORDS and new in _PY_KEYWORDS:
@@ -683,43 +694,51 @@ def _pair(
     for index, new_text in enumerate(texts):
         if len(new_text) < _AUTOJUNK_FROM:
             twins.setdefault(new_text, []).append(index)
-    for old in olds:
+    candidates: list[tuple[float, int, int]] = []  # (ratio, old, new) of the pairs alike enough
+    waiting: list[int] = []  # olds without an identical twin
+    for position, old in enumerate(olds):
         text = old.text.strip()
         twin = next((i for i in twins.get(text, ()) if i not in used), None)
         if twin is not None:
             used.add(twin)
             continue  # an unchanged line moved: no edit (edit_of gives None)
+        waiting.append(position)
         size = len(text)
-        best: tuple[float, int] | None = None
         for index, new_text in enumerate(texts):
             if index in used:
                 continue
-            # the quick ratios bound the ratio from above: skip a line that cannot beat the best
-            bar = floor if best is None else best[0]
+            # the quick ratios bound the ratio from above: skip a line that cannot reach the floor
             quick = 2.0 * min(size, len(new_text)) / (size + len(new_text))  # real_quick_ratio
-            if quick < floor or (best and quick <= bar):
+            if quick < floor:
                 continue
             matcher = matchers[index]
             if matcher is None:
                 matcher = matchers[index] = SequenceMatcher(None, "", new_text)
             matcher.set_seq1(text)
-            quick = matcher.quick_ratio()
-            if quick < floor or (best and quick <= bar):
+            if matcher.quick_ratio() < floor:
                 continue
             ratio = matcher.ratio()
-            if ratio >= floor and (best is None or ratio > best[0]):
-                best = (ratio, index)
-                if ratio == 1.0:
-                    break  # nothing beats an identical line
-        if best is None or _rewrapped(text, texts[best[1]]):
+            if ratio >= floor and not _rewrapped(text, new_text):
+                candidates.append((ratio, position, index))
+    # the most alike pairs first: a removed line takes the added line most like it only when no
+    # other removed line is more like that one (``isinstance(x, MambaSpec)`` pairs with its own
+    # edited copy, not with the ``EncoderOnlyAttentionSpec`` check removed above it)
+    partner: dict[int, int] = {}
+    for _ratio, position, index in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+        if position not in partner and index not in used:
+            partner[position] = index
+            used.add(index)
+    for position in waiting:
+        old = olds[position]
+        if position not in partner:
             unpaired.append(old)
             continue
-        used.add(best[1])
-        if fact.language == "python" and _annotated_only(text, texts[best[1]]):
+        new = news[partner[position]]
+        if fact.language == "python" and _annotated_only(old.text.strip(), new.text.strip()):
             continue  # ``x = []`` → ``x: list[Key] = []`` changes nothing the program does
-        edit = edit_of(old.text, news[best[1]].text, python=fact.language == "python")
+        edit = edit_of(old.text, new.text, python=fact.language == "python")
         if edit is not None:
-            out.append((fact, news[best[1]], *edit))
+            out.append((fact, new, *edit))
     return out, unpaired, [x for i, x in enumerate(news) if i not in used]
 
 
@@ -1235,4 +1254,6 @@ def _header_owners(
                 current = found.name
             elif line.kind == ADDED and line.new_no is not None and current:
                 owners[line.new_no] = current
+            if found is None and line.text.startswith("}"):
+                current = None  # a brace in the first column closes a top-level body
     return owners

@@ -49,7 +49,7 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
-from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in
+from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in, language_of
 from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
@@ -285,6 +285,8 @@ def _scan_added_lines(
     moved_notes: frozenset[str] = frozenset(),
 ) -> None:
     words = _trigger_words(tuple(env_prefixes))
+    # a kernel's ASCEND_IS_AIC is a macro: in C/C++ only a getenv() call reads a variable
+    prefixes = () if language_of(parsed.path) == "cpp" else env_prefixes
     if not _file_may_signal("\n".join(line.text for line in parsed.added()), words):
         return
     removed_text = "\n".join(line.text for line in parsed.removed())
@@ -311,7 +313,7 @@ def _scan_added_lines(
                 SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
             )
         if role is Role.SOURCE:
-            _scan_source_line(out, parsed.path, text, line.new_no, removed_text, env_prefixes)
+            _scan_source_line(out, parsed.path, text, line.new_no, removed_text, prefixes)
         if pending_except and _PASS.match(text):
             out.add(
                 SignalKind.SWALLOWED_EXCEPTION,
@@ -430,7 +432,13 @@ def _env_names(text: str, env_prefixes: Sequence[str]) -> Iterable[str]:
             yield match["name"]
     prefixed = _prefix_pattern(tuple(env_prefixes))
     if prefixed is not None:
-        yield from prefixed.findall(text)
+        messages = [m.group(2) for m in _QUOTED.finditer(text) if " " in m.group(2)]
+        for name in prefixed.findall(text):
+            if not any(name in message for message in messages):
+                yield name  # a message that names a variable ("… FUSED_MC2 and …") adds none
+
+
+_QUOTED = re.compile(r"(['\"])(.*?)\1")
 
 
 _DOC_FLAG = re.compile(r"`(?P<flag>--[a-z][a-z0-9-]+)")
@@ -848,9 +856,11 @@ def _unresolved(out: _Collector, threads: Sequence[ThreadFact]) -> None:
             )
 
 
-# a body line that places the name outside this PR ("the existing upstream env", "vLLM PR #1")
+# a body line that places the name outside this PR ("the existing upstream env", "vLLM PR #1"),
+# or gives it as a reason for the change ("because … VLLM_X remapping can break that")
 _ELSEWHERE_NAME = re.compile(
-    r"\b(?:existing|upstream|already|vllm (?:pr|main)|pr #?\d|align(?:s|ed|ing)? with)|#\d", re.I
+    r"\b(?:existing|upstream|already|vllm (?:pr|main)|pr #?\d|align(?:s|ed|ing)? with|because)|#\d",
+    re.I,
 )
 
 

@@ -91,6 +91,8 @@ def assess(
     contributions = prediction.decisive.contributions(values)
     contributions.update({n: REVIEW_PRIORS[n] * v for n, v in priors.items() if v})
     for name, weight in sorted_contributions(contributions)[:MAX_REASONS]:
+        if round(weight, 2) == 0:
+            continue  # a reason shown as +0.00 explains nothing
         detail = f"{name} = {values.get(name, priors.get(name, 0.0)):g}"
         reasons.append(_reason(name, detail, weight))
     return Assessment(

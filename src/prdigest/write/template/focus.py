@@ -303,6 +303,8 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     for q in d.techniques:
         if shown and not _used_by(q, unique):
             continue  # said of the named new tests, so only what each of them does
+        if not shown and q.path != d.techniques[0].path:
+            continue  # said of the one test file named, so only what that file does
         label = (
             cited.name(q.label, q.path, q.line)
             if q.technique not in ("shell_stub", "hypothesis", "subprocess")

@@ -316,6 +316,13 @@ def _kept_term_at_start(tokens: list[str], p: Phrases) -> bool:
     return False
 
 
+# a verbless title's last word that names what the kind's verb already says
+_KIND_NOUNS = {
+    Kind.PERF: frozenset({"optimization", "optimizations", "optimisation", "optimize", "optimise"}),
+    Kind.REFACTOR: frozenset({"refactor", "refactoring", "cleanup"}),
+}
+
+
 def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | None:
     tokens = _TOKEN.findall(clause)
     if not tokens:
@@ -327,6 +334,8 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
         verb_word, verb, rest = lead, manner + verbs[lead], tokens[1:]
     elif first:  # no verb of its own: the kind's verb, or its category ("CI：") kept as one
         verb_word, verb, rest = "", p.get("kind_verb", kind.value), tokens
+        if len(rest) > 1 and rest[-1].lower() in _KIND_NOUNS.get(kind, ()):
+            rest = rest[:-1]  # "RGDR optimization" → 优化 RGDR, not 优化 RGDR 优化
     else:
         return None
     rest, verb = _manner(rest, verb, p)
