@@ -328,3 +328,25 @@ def test_a_cpp_function_ends_at_its_closing_brace_in_the_first_column() -> None:
     found = symbols("kernel_v310.h", kernel)
     assert "SetWaitFlag" not in found
     assert found["CastOrCopy"][1] == "added"
+
+
+def test_a_decorator_over_several_lines_belongs_to_the_function_it_decorates() -> None:
+    # the header names the function above; the decorator's arguments are the next one's
+    patch = (
+        "@@ -74,7 +73,11 @@ def apply_temperature(\n"
+        "     )\n"
+        " \n"
+        " \n"
+        "-@triton.jit\n"
+        "+@triton.jit(\n"
+        "+    do_not_specialize=[\n"
+        '+        "num_tokens",\n'
+        "+    ]\n"
+        "+)\n"
+        " def _gumbel_sample_kernel(\n"
+        "     out_ptr,\n"
+        "     num_tokens,"
+    )
+    found = symbols("vllm_ascend/sample/gumbel.py", patch)
+    assert "apply_temperature" not in found
+    assert found["_gumbel_sample_kernel"][1] == "modified"

@@ -1027,3 +1027,48 @@ def test_a_field_renamed_in_its_class_is_not_said_as_new() -> None:
     assert point("_spec_dummy_capture") is None  # renamed: the old name is in the new one
     said = point("use_lease_release")
     assert said is not None and "`use_lease_release`" in said
+
+
+def test_a_large_pr_with_one_place_to_read_promises_no_order() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment, Level
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.paragraph import paragraph_for
+
+    from conftest import file_patch, make_pr
+
+    body = [f"    value_{i} = compute_{i}(config)" for i in range(120)]
+    files = [file_patch("pkg/coverage.py", ["def build_report(config):", *body], status="added")]
+    files += [
+        file_patch(f"docs/source/page_{i}.md", [f"line {j}" for j in range(100)]) for i in range(7)
+    ]
+    d = analyze(make_pr(files=files), load_preset(None, None))
+    a = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
+    text, _cited = paragraph_for(d, a, "zh", None)
+    assert "`build_report`" in text
+    assert "按下面的顺序读" not in text and "抓住下面几处" not in text, text
+
+
+def test_the_copies_a_point_reads_once_are_not_counted_again_as_other_files() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment, Level
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.paragraph import paragraph_for
+
+    from conftest import file_patch, make_pr
+
+    bump = (["ARG TORCH_NPU=2.10.0", "ARG CANN=8.3"], ["ARG TORCH_NPU=2.9.0", "ARG CANN=8.2"])
+    files = [
+        file_patch(
+            ".github/workflows/_e2e_test.yaml", ["  image: npu:2.10.0"], ["  image: npu:2.9"]
+        ),
+        file_patch("Dockerfile.310p", *bump),
+        file_patch("Dockerfile.310p.openEuler", *bump),
+        file_patch(".github/workflows/pr_test_light.yaml", ["  timeout: 60"], ["  timeout: 45"]),
+    ]
+    d = analyze(make_pr(files=files), load_preset("vllm-project/vllm-ascend"))
+    assert any(f.duplicate_of for f in d.files)
+    a = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
+    text, _cited = paragraph_for(d, a, "zh", None)
+    assert "另外 1 个文件中的同一改动" in text, text
+    assert "另有" not in text, text  # the four files are all said

@@ -331,6 +331,9 @@ def _decorated(hunk: Hunk, language: str | None) -> dict[int, Definition]:
         if stripped.startswith("@") and len(line.text) == len(stripped):
             pending.append(index)
             continue
+        if pending and stripped and (line.text[0] in " \t" or stripped[0] in _CLOSERS):
+            pending.append(index)  # an argument of a decorator written over several lines
+            continue
         definition = definition_in(line.text, language) if pending else None
         if definition is not None and definition.indent == 0:
             found.update(dict.fromkeys(pending, definition))

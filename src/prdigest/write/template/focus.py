@@ -631,14 +631,21 @@ def _relocated_files(d: Dossier) -> list[FileFact]:
     return [f for f in d.files if (f.status == "renamed" and f.previous_path) or f.moved_from]
 
 
-def unnamed_files(d: Dossier, text: str, also: tuple[str, ...] = ()) -> int:
+def unnamed_files(
+    d: Dossier, text: str, also: tuple[str, ...] = (), p: Phrases | None = None
+) -> int:
     """How many changed files ``text`` names nowhere (by the name it gives them), not counting
     ``also`` (the files a sentence still to come names), nor the moved files a "N 个文件换了
-    位置" point counts when ``text`` holds it (it names one of them and their number)."""
+    位置" point counts when ``text`` holds it (it names one of them and their number), nor the
+    copies a "… 与另外 N 个文件中的同一改动" point counts when ``text`` holds it."""
     names = display_names(d.files)
     moved = _relocated_files(d)
     counted = len(moved) > 1 and moved[0].path in text and f"{len(moved)} " in text
     covered = {f.path for f in moved} if counted else set()
+    copies = _copies_note(d, p, Cited(), names) if p is not None else None
+    if copies and copies in text:
+        original = next(f.duplicate_of for f in d.files if f.duplicate_of)
+        covered |= {f.path for f in d.files if f.duplicate_of == original}
     return sum(
         1
         for f in d.files

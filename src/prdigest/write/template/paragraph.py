@@ -99,6 +99,11 @@ def _shape(d: Dossier, p: Phrases) -> str:
         return p.get("shape", "tests_heavy", source=source, tests=tests)
     if d.coverage.diff.value == "partial":
         return p.get("shape", "partial", note=d.coverage.note)
+    return _large_shape(d, p)
+
+
+def _large_shape(d: Dossier, p: Phrases) -> str:
+    """The remark that a PR is large and the points below are where to start ("" else)."""
     if d.additions + d.deletions >= 800 and len(d.files) >= 8:
         return p.get(
             "shape", "large", additions=d.additions, deletions=d.deletions, files=len(d.files)
@@ -193,7 +198,7 @@ class _Draft:
         ]
         if self.points and others:
             said = "".join(pieces)
-            rest = unnamed_files(self.dossier, said, others[0].paths) if self.dossier else 0
+            rest = unnamed_files(self.dossier, said, others[0].paths, self.p) if self.dossier else 0
             pieces[4] = render_other_files(others[0], rest, self.p)
         return self.p.finish(self.p.w.join.join(x for x in pieces if x))
 
@@ -416,6 +421,8 @@ def paragraph_for(
         files = {x.path: x.texts[0] for x in points if x.path and not x.spare}
         _add_long_edit(draft, d, p, cited, MAX_POINTS[deep], files)
         _add_summary(draft, d, p, cited)
+    if draft.shape and len(draft.points) < 2 and draft.shape == _large_shape(d, p):
+        draft.shape = ""  # "按下面的顺序读" over a single place to read promises an order
     hard = bounds.paragraph_hard_max if deep else limit
     while len(draft.text()) > hard and (draft.discussion or draft.followups or draft.why):
         (draft.discussion or draft.followups or draft.why).pop()
