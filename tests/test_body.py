@@ -194,3 +194,17 @@ def test_a_title_in_quotes_still_gives_its_tags() -> None:
         "Fix garbled MoE output with allgather when SP is off.",
     )
     assert split_title('[Revert] "[Bugfix] Fix eplb"') == (("Revert",), '"[Bugfix] Fix eplb"')
+
+
+def test_why_a_test_was_not_run_is_no_reason_for_the_change() -> None:
+    from prdigest.analyze.body import extract_rationale
+
+    body = (
+        "## Summary\n"
+        "The parser dropped the tool name because the remaining call was empty.\n\n"
+        "## Validation\n"
+        "- python -m ruff check\n\n"
+        "Focused pytest was not run locally because the local vLLM checkout is not aligned.\n"
+    )
+    said = [r.text for r in extract_rationale(body)]
+    assert said == ["The parser dropped the tool name because the remaining call was empty."]

@@ -58,6 +58,23 @@ def test_a_call_chained_on_at_the_end_is_said_with_the_call_it_follows() -> None
     ) == ("transpose(1, 2)", "transpose(1, 2).contiguous()")
 
 
+def test_a_comment_or_a_message_changed_is_no_edit_of_the_code() -> None:
+    assert (
+        edit_of(
+            "    seed: torch.Tensor,  # [num_reqs]", "    seed: torch.Tensor,  # [max_num_reqs]"
+        )
+        is None
+    )
+    assert (
+        edit_of(
+            '    raise ValueError("W4A4_MXFP4 quantization needs A5")',
+            '    raise ValueError(f"{rollback_quant_type} quantization needs A5")',
+        )
+        is None
+    )
+    assert edit_of('mode = "eager"', 'mode = "graph"') == ('mode = "eager"', 'mode = "graph"')
+
+
 def test_a_changed_literal_is_said_with_what_it_sets() -> None:
     assert edit_of("timeout = 1800", "timeout = 3600") == ("timeout = 1800", "timeout = 3600")
 

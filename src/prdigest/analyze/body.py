@@ -54,6 +54,8 @@ SECTION_NAMES = {
         "how was this tested",
         "how was this patch tested",
         "tests",
+        "validation",
+        "verification",
         "测试计划",
     ),
     "test_result": ("test result", "test results", "results", "测试结果"),
@@ -444,19 +446,29 @@ def prose_sentences(text: str | None) -> Iterator[tuple[int, str]]:
 
 
 def extract_rationale(body: str | None) -> list[RationaleFact]:
-    """Sentences of the body's prose that state a root cause, a symptom or the motivation.
+    """Sentences of the body's prose that state a root cause, a symptom or the motivation, not
+    those of its test sections (a reason a test was not run is no reason for the change).
 
     A sentence may fit several kinds; it is filed under the most telling (root cause, then
     symptom, then motivation). Figures and code names stay verbatim.
     """
     found: list[RationaleFact] = []
     seen: set[str] = set()
+    testing: list[str] | None = None  # the test sections' text, read for the first candidate
     for line, sentence in prose_sentences(body):
         if sentence in seen:
             continue
         kind = _rationale_kind(sentence)
         if kind is None:
             continue
+        if testing is None:
+            testing = [
+                " ".join(x.text.split())
+                for x in extract_sections(body)
+                if x.name in ("test_plan", "test_result")
+            ]
+        if any(" ".join(sentence.split())[:80] in text for text in testing):
+            continue  # why the tests were not run ("… because the checkout is not aligned")
         seen.add(sentence)
         found.append(
             RationaleFact(

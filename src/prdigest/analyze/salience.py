@@ -478,6 +478,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     a, b = before.strip().rstrip(",;:"), after.strip().rstrip(",;:")
     if a == b or SequenceMatcher(None, a, b).ratio() < 0.6:
         return None
+    if python and _python_code(a).strip() == _python_code(b).strip():
+        return None  # only a comment or a message changed: the code does what it did
     if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
         return None  # only the spacing inside a string changed
     swapped = _callee_swap(a, b)

@@ -19,10 +19,10 @@ FOLLOWUP_ORDER = (
     SignalKind.EMPTY_TEST_RESULT,
     SignalKind.LINT_ONLY_TESTING,
     SignalKind.TESTS_DELETED,
+    SignalKind.SKIP_ADDED,  # a test switched off is coverage lost, like one deleted
     SignalKind.NO_TESTS,
     SignalKind.TODO,
     SignalKind.FOLLOWUP_PROMISED,
-    SignalKind.SKIP_ADDED,
     SignalKind.FAILED_CHECKS,
     SignalKind.MAGIC_NUMBER,
     SignalKind.SILENT_CLAMP,
