@@ -208,3 +208,18 @@ def test_why_a_test_was_not_run_is_no_reason_for_the_change() -> None:
     )
     said = [r.text for r in extract_rationale(body)]
     assert said == ["The parser dropped the tool name because the remaining call was empty."]
+
+
+def test_a_claim_keeps_the_underscores_of_its_code_spans() -> None:
+    from prdigest.analyze.body import reduce_claim
+
+    claim = reduce_claim(
+        "- **Engine init mismatch**: `NPUIPCWeightTransferEngine.__init__` did not accept `model`"
+    )
+    assert (
+        claim
+        == "Engine init mismatch: `NPUIPCWeightTransferEngine.__init__` did not accept `model`"
+    )
+    assert reduce_claim("The __bold__ word stays a word, `a__b` stays code.") == (
+        "The bold word stays a word, `a__b` stays code"
+    )

@@ -75,6 +75,18 @@ def test_a_comment_or_a_message_changed_is_no_edit_of_the_code() -> None:
     assert edit_of('mode = "eager"', 'mode = "graph"') == ('mode = "eager"', 'mode = "graph"')
 
 
+def test_the_tails_of_two_statements_are_no_edit() -> None:
+    # `.contiguous(), dim=0` moved to the next line; a guard took its place
+    assert (
+        edit_of(
+            "    hidden_states[: self.max_num_tokens_across_pcp].contiguous(), dim=0",
+            "    hidden_states[: self.max_num_tokens_across_pcp] if self.max_num_tokens_across_pcp"
+            " > 0 else hidden_states",
+        )
+        is None
+    )
+
+
 def test_a_changed_literal_is_said_with_what_it_sets() -> None:
     assert edit_of("timeout = 1800", "timeout = 3600") == ("timeout = 1800", "timeout = 3600")
 

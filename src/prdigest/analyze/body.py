@@ -497,6 +497,20 @@ _FLUFF = re.compile(
 )
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff]")
 _MARKUP = re.compile(r"\*\*|__|~~|^\s*(?:[-*•>]|\d+[.)])\s+")
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+_INLINE_MARKUP = re.compile(r"\*\*|__|~~")  # past the first code span: no list marker there
+
+
+def _without_markup(text: str) -> str:
+    """The text without emphasis and list markers, code spans kept as written (the ``__`` of
+    ``__init__`` is no bold)."""
+    parts = _CODE_SPAN.split(text)
+    return "".join(
+        part if index % 2 else _MARKUP.sub("", part) if index == 0 else _INLINE_MARKUP.sub("", part)
+        for index, part in enumerate(parts)
+    )
+
+
 MAX_CLAIM = 150
 
 
@@ -505,7 +519,7 @@ def reduce_claim(sentence: str, limit: int = MAX_CLAIM) -> str:
     "Currently, …") dropped, cut at a clause boundary when long. Code names, figures and the
     author's words stay as written (nothing is paraphrased), so a reader or verifier finds
     every part of it in the body."""
-    text = _MARKUP.sub("", " ".join(_INVISIBLE.sub("", sentence).split())).strip()
+    text = _without_markup(" ".join(_INVISIBLE.sub("", sentence).split())).strip()
     for _ in range(3):
         reduced = _FLUFF.sub("", text, count=1)
         if reduced == text:

@@ -462,6 +462,9 @@ def _code_like(text: str) -> bool:
 _PY_KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}  # values, not syntax
 
 
+_FRAGMENT_START = frozenset(". \t")  # a span cut from its receiver or from what it follows
+
+
 def _same_start(a: str, old: str, b: str, new: str) -> tuple[str, str]:
     """The two spans widened to start where the other starts, when the lines agree up to
     there: ``self.meta[req_id]`` → ``self.meta.pop(req_id, None)``, not ``[req_id]`` → …."""
@@ -537,6 +540,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     argument = _ARGUMENT_LINE.match(before) is not None  # one argument of a multi-line call
     old, new = _span(a, ta, i1, i2 - 1, argument), _span(b, tb, j1, j2 - 1, argument)
     old, new = _same_start(a, old, b, new)
+    if old[:1] in _FRAGMENT_START or new[:1] in _FRAGMENT_START:
+        return None  # ``.contiguous(), dim=0`` → `` if … else x``: tails of two statements
     if not old or not new or len(old) > MAX_SPAN or len(new) > MAX_SPAN or old == new:
         return None
     if old in _PY_KEYWORDS and new in _PY_KEYWORDS:

@@ -432,6 +432,8 @@ def _context_points(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
         same_name = PurePosixPath(before).name == PurePosixPath(f.path).name
         if len(renamed) > 1:
             points.append(p.get("point", "renames", count=len(renamed), old=old, new=new))
+        elif not f.previous_path:  # found by its text, not git's rename: most of it moved
+            points.append(p.get("point", "moved_content", old=old, new=new))
         else:
             points.append(p.get("point", "move" if same_name else "rename", old=old, new=new))
     steps = [s for s in d.symbols if s.kind == "step"][:2]
@@ -596,10 +598,12 @@ def other_files(
     none when there are no such files."""
     names = display_names(d.files)
     python = d.python_carries()
+    moved_away = {f.moved_from for f in d.files if f.moved_from}  # said where its text went
     unnamed = [
         f
         for f in d.files
         if not (f.generated or f.duplicate_of or f.binary)
+        and f.path not in moved_away
         and f.additions + f.deletions
         and PurePosixPath(f.path).name not in _NOT_READ
         and names.get(f.path, f.path) not in cited.refs
