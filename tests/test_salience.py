@@ -854,3 +854,30 @@ def test_an_added_line_is_the_edit_of_the_removed_line_most_like_it() -> None:
             "isinstance(kv_cache_spec, MambaSpec)",
         )
     ]
+
+
+def test_a_line_moved_into_another_function_and_changed_is_no_edit_made_there() -> None:
+    # `_load_a5` is deleted; its lines reappear, edited, in a new branch of `_load_v3`
+    patch = parse_patch(
+        "pkg/sfa.py",
+        "@@ -10,2 +10,5 @@ class SFAImpl:\n"
+        "     def _load_v3(self):\n"
+        "         q_scale = self.proj.weight_scale[: self.rank]\n"
+        "+        if self.mxfp8:\n"
+        "+            w_scale = self.proj.weight_scale\n"
+        "+            self.weight_dq_scale = w_scale[: self.q_lora_rank, ...]\n"
+        "@@ -40,5 +43,2 @@ class SFAImpl:\n"
+        "     def _after(self):\n"
+        "         return None\n"
+        "-    def _load_a5(self):\n"
+        "-        weight_scale = self.proj.weight_scale\n"
+        "-        self.weight_dq_scale = weight_scale[: self.q_lora_rank, ...]\n",
+    )
+    assert patch.error is None
+    _ranked, edits = rank(
+        [(_fact("pkg/sfa.py"), patch)],
+        [_symbol("_load_v3", "pkg/sfa.py", 3), _symbol("_load_a5", "pkg/sfa.py", 3)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.symbol, e.before, e.after) for e in edits] == []

@@ -611,8 +611,8 @@ def _edits(
                     removed, added = [], []
                 if line is not None and line.kind == REMOVED:
                     removed.append(line)
-        if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES:
-            found += _pair(fact, left_old, left_new, 0.75)[0]
+        if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES and left_old:
+            found += _pair(fact, left_old, left_new, 0.75, _same_owner(fact, patch))[0]
     named = _named_numbers(parsed)
     # a literal given a name of its own value (`512` → `_LIMIT`, with `_LIMIT = 512`) changes
     # nothing the program does: no edit to read
@@ -681,8 +681,23 @@ def _annotated_only(old: str, new: str) -> bool:
     return False
 
 
+def _same_owner(fact: FileFact, patch: ParsedPatch) -> Callable[[DiffLine, DiffLine], bool]:
+    """Whether a removed line and an added one sit in the same definition of a Python file: a
+    line moved from one function into another and changed on the way is that function's new
+    code, not an edit made in it ("X 里把 a 改为 b" would say X had a)."""
+    if fact.language != "python":
+        return lambda _old, _new: True
+    old_side = _python_owners(patch, {}, REMOVED)
+    new_side = _python_owners(patch, {}, ADDED)
+    return lambda old, new: old_side.get(old.old_no or -1) == new_side.get(new.new_no or -1)
+
+
 def _pair(
-    fact: FileFact, olds: list[DiffLine], news: list[DiffLine], floor: float
+    fact: FileFact,
+    olds: list[DiffLine],
+    news: list[DiffLine],
+    floor: float,
+    allowed: Callable[[DiffLine, DiffLine], bool] | None = None,
 ) -> tuple[list[tuple[FileFact, DiffLine, str, str]], list[DiffLine], list[DiffLine]]:
     """Edits of removed lines by their most similar added line (each used once), and the
     lines of each side left without a partner; the lines given are all :func:`_editable`."""
@@ -725,7 +740,11 @@ def _pair(
             if matcher.quick_ratio() < floor:
                 continue
             ratio = matcher.ratio()
-            if ratio >= floor and not _rewrapped(text, new_text):
+            if (
+                ratio >= floor
+                and not _rewrapped(text, new_text)
+                and (allowed is None or allowed(old, news[index]))
+            ):
                 candidates.append((ratio, position, index))
     # the most alike pairs first: a removed line takes the added line most like it only when no
     # other removed line is more like that one (``isinstance(x, MambaSpec)`` pairs with its own
@@ -1217,17 +1236,25 @@ def _header_owner(
     return Definition(now, opened.kind, opened.indent) if now else None
 
 
-def _python_owners(patch: ParsedPatch, stale: dict[str, str | None]) -> dict[int, str]:
-    """For each added line of a Python patch, the innermost definition it sits in on the new
-    side: the ``def``/``class`` lines of the hunk above it, else the hunk header's (git prints
-    the nearest top-level line: a method between it and the hunk is unknown, so the class is
-    said, never the method above; a header naming what the PR removed, ``stale``, says none)."""
+def _python_owners(
+    patch: ParsedPatch, stale: dict[str, str | None], side: str = ADDED
+) -> dict[int, str]:
+    """For each added line of a Python patch (or removed line, ``side``), the innermost
+    definition it sits in on that side: the ``def``/``class`` lines of the hunk above it, else
+    the hunk header's (git prints the nearest top-level line: a method between it and the hunk
+    is unknown, so the class is said, never the method above; a header naming what the PR
+    removed, ``stale``, says none of the new side)."""
     owners: dict[int, str] = {}
+    other = REMOVED if side == ADDED else ADDED
     for hunk in patch.hunks:
-        opened = _header_owner(hunk.header, "python", stale)
+        opened = (
+            _header_owner(hunk.header, "python", stale)
+            if side == ADDED
+            else header_definition(hunk.header, "python")
+        )
         stack: list[tuple[int, str]] = [(opened.indent, opened.name)] if opened else []
         for line in hunk.lines:
-            if line.kind == REMOVED or not line.text.strip():
+            if line.kind == other or not line.text.strip():
                 continue
             body = line.text.lstrip()
             indent = len(line.text) - len(body)
@@ -1235,10 +1262,11 @@ def _python_owners(patch: ParsedPatch, stale: dict[str, str | None]) -> dict[int
                 while stack and stack[-1][0] >= indent:
                     stack.pop()
             found = definition_in(line.text, "python")
+            number = line.new_no if side == ADDED else line.old_no
             if found is not None:
                 stack.append((indent, found.name))
-            elif line.kind == ADDED and line.new_no is not None and stack:
-                owners[line.new_no] = stack[-1][1]
+            elif line.kind == side and number is not None and stack:
+                owners[number] = stack[-1][1]
     return owners
 
 
