@@ -390,7 +390,7 @@ def analyze(
         techniques=tuple(techniques),
         sections=tuple(sections),
         claims=tuple(body.extract_claims(pr.body)),
-        rationale=_seen_in_diff(body.extract_rationale(pr.body), pr),
+        rationale=_seen_in_diff(body.extract_rationale(pr.body, sections), pr),
         design=tuple(design.detect(parsed)),
         edits=tuple(edits),
         comparisons=tuple(body.extract_comparisons(pr.body, sections)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -445,12 +445,15 @@ def prose_sentences(text: str | None) -> Iterator[tuple[int, str]]:
                 yield paragraph.number, sentence
 
 
-def extract_rationale(body: str | None) -> list[RationaleFact]:
+def extract_rationale(
+    body: str | None, sections: Sequence[SectionFact] | None = None
+) -> list[RationaleFact]:
     """Sentences of the body's prose that state a root cause, a symptom or the motivation, not
     those of its test sections (a reason a test was not run is no reason for the change).
 
     A sentence may fit several kinds; it is filed under the most telling (root cause, then
-    symptom, then motivation). Figures and code names stay verbatim.
+    symptom, then motivation). Figures and code names stay verbatim. ``sections``: the body's
+    sections, when the caller has parsed them already.
     """
     found: list[RationaleFact] = []
     seen: set[str] = set()
@@ -464,7 +467,7 @@ def extract_rationale(body: str | None) -> list[RationaleFact]:
         if testing is None:
             testing = [
                 " ".join(x.text.split())
-                for x in extract_sections(body)
+                for x in (extract_sections(body) if sections is None else sections)
                 if x.name in ("test_plan", "test_result")
             ]
         if any(" ".join(sentence.split())[:80] in text for text in testing):

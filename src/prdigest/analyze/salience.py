@@ -462,6 +462,20 @@ def _code_like(text: str) -> bool:
 _PY_KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}  # values, not syntax
 
 
+_ANNOTATED = re.compile(r"^(?P<target>[\w.]+)\s*:\s*[^=]+?\s*=(?!=)\s*(?P<value>.*)$")
+
+
+def _annotated_only(old: str, new: str) -> bool:
+    """Whether the new assignment is the old one with a type annotation added (or dropped)."""
+    for plain, annotated in ((old, new), (new, old)):
+        match = _ANNOTATED.match(annotated)
+        if match and re.sub(r"\s+", "", plain) == re.sub(
+            r"\s+", "", f"{match['target']}={match['value']}"
+        ):
+            return True
+    return False
+
+
 _FRAGMENT_START = frozenset(". \t")  # a span cut from its receiver or from what it follows
 
 
@@ -483,6 +497,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None
     if python and _python_code(a).strip() == _python_code(b).strip():
         return None  # only a comment or a message changed: the code does what it did
+    if python and _annotated_only(a, b):
+        return None  # ``x = []`` → ``x: list[Key] = []`` changes nothing the program does
     if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
         return None  # only the spacing inside a string changed
     swapped = _callee_swap(a, b)
@@ -667,20 +683,6 @@ def _rewrapped(old: str, new: str) -> bool:
     return wrapped and len(long) > len(short) >= 1 and set(short) <= set(long)
 
 
-_ANNOTATED = re.compile(r"^(?P<target>[\w.]+)\s*:\s*[^=]+?\s*=(?!=)\s*(?P<value>.*)$")
-
-
-def _annotated_only(old: str, new: str) -> bool:
-    """Whether the new assignment is the old one with a type annotation added (or dropped)."""
-    for plain, annotated in ((old, new), (new, old)):
-        match = _ANNOTATED.match(annotated)
-        if match and re.sub(r"\s+", "", plain) == re.sub(
-            r"\s+", "", f"{match['target']}={match['value']}"
-        ):
-            return True
-    return False
-
-
 def _same_owner(fact: FileFact, patch: ParsedPatch) -> Callable[[DiffLine, DiffLine], bool]:
     """Whether a removed line and an added one sit in the same definition of a Python file: a
     line moved from one function into another and changed on the way is that function's new
@@ -760,8 +762,6 @@ def _pair(
             unpaired.append(old)
             continue
         new = news[partner[position]]
-        if fact.language == "python" and _annotated_only(old.text.strip(), new.text.strip()):
-            continue  # ``x = []`` → ``x: list[Key] = []`` changes nothing the program does
         edit = edit_of(old.text, new.text, python=fact.language == "python")
         if edit is not None:
             out.append((fact, new, *edit))

@@ -566,12 +566,16 @@ def _names_text(picked: list[tuple[str, str]], p: Phrases) -> str:
     return p.word("point", "edit_sep").join(parts)
 
 
+def _first_copies(d: Dossier) -> tuple[str, list[FileFact]]:
+    """The first file whose change others repeat, and those copies ("" and none if none)."""
+    original = next((f.duplicate_of for f in d.files if f.duplicate_of), "")
+    return original, [f for f in d.files if original and f.duplicate_of == original]
+
+
 def _copies_note(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
-    copies = [f for f in d.files if f.duplicate_of]
-    if not copies:
+    original, same = _first_copies(d)
+    if not same:
         return None
-    original = copies[0].duplicate_of or ""
-    same = [f for f in copies if f.duplicate_of == original]
     return p.get("point", "copies", file=file_name(original, names, cited), count=len(same))
 
 
@@ -648,8 +652,7 @@ def unnamed_files(
     covered = {f.path for f in moved} if counted else set()
     copies = _copies_note(d, p, Cited(), names) if p is not None else None
     if copies and copies in text:
-        original = next(f.duplicate_of for f in d.files if f.duplicate_of)
-        covered |= {f.path for f in d.files if f.duplicate_of == original}
+        covered |= {f.path for f in _first_copies(d)[1]}
     return sum(
         1
         for f in d.files
