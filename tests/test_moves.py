@@ -260,3 +260,48 @@ def test_a_helper_is_never_the_test_that_took_its_place() -> None:
     patch = "@@ -1,3 +1,3 @@\n" + "\n".join([*removed, *added])
     moves = detect([(_fact(path), parse_patch(path, patch))])
     assert moves.origin(path, None, "test_waiting_queue_uses_upstream_policy") is None
+
+
+def test_a_class_renamed_where_it_stands_is_a_rename_however_rewritten() -> None:
+    # the class line changes in its name alone (a case fix); the body is all new
+    patch = "\n".join(
+        [
+            "@@ -1,4 +1,5 @@",
+            "-class AscendDsparkProposer(AscendDflashProposer):",
+            "+class AscendDSparkProposer(AscendDflashProposer):",
+            "     def __init__(self, config):",
+            "-        self.seed = zeros(8)",
+            "-        self.draft = zeros(8)",
+            "+        self.blocks = build_blocks(config)",
+            "+        self.groups = group_layers(config)",
+            "+        self.use_cuda_graph = False",
+        ]
+    )
+    moves = detect([(_fact("p.py"), parse_patch("p.py", patch))])
+    origin = moves.origin("p.py", None, "AscendDSparkProposer")
+    assert origin is not None and origin.name == "AscendDsparkProposer"
+    assert origin.alike < 0.9  # said as renamed and rewritten
+
+
+def test_tests_of_one_signature_replaced_by_unlike_tests_are_no_rename() -> None:
+    # ``(self)`` makes every test's def line alike but for its name: that alone is no rename
+    patch = "\n".join(
+        [
+            "@@ -1,3 +1,3 @@",
+            "-    def test_random_sample_reuse_cpu_generator_cache(self):",
+            "-        check_cache(self.sampler)",
+            "+    def test_fill_exponential_honors_active_mask(self):",
+            "+        check_mask(self.sampler)",
+            "     pass",
+        ]
+    )
+    fact = FileFact(
+        id="f1",
+        provenance=Provenance(kind="file", ref="tests/test_s.py"),
+        path="tests/test_s.py",
+        status="modified",
+        role=Role.TEST,
+        language="python",
+    )
+    moves = detect([(fact, parse_patch("tests/test_s.py", patch))])
+    assert moves.origin("tests/test_s.py", None, "test_fill_exponential_honors_active_mask") is None

@@ -881,3 +881,70 @@ def test_a_line_moved_into_another_function_and_changed_is_no_edit_made_there() 
         Context(title="t", body="", python_carries=True),
     )
     assert [(e.symbol, e.before, e.after) for e in edits] == []
+
+
+def test_an_attribute_made_a_local_of_the_same_value_is_no_edit_where_it_is_read() -> None:
+    patch = parse_patch(
+        "pkg/runner.py",
+        "@@ -10,4 +10,4 @@ class Runner:\n"
+        "     def prepare(self, reqs):\n"
+        "-        self.batch = InputBatch(reqs)\n"
+        "+        batch = InputBatch(reqs)\n"
+        "-        width = self.fit(num_reqs)\n"
+        "+        width = self.fit(num_reqs_padded)\n"
+        "-        return self.batch\n"
+        "+        return batch\n",
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/runner.py"), patch)],
+        [_symbol("prepare", "pkg/runner.py", 6)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.before, e.after) for e in edits] == [("num_reqs", "num_reqs_padded")]
+
+
+def test_a_local_that_holds_another_value_than_the_attribute_is_an_edit() -> None:
+    # `hidden_size` is computed anew (by version), not the attribute moved into a local
+    patch = parse_patch(
+        "pkg/attn.py",
+        "@@ -10,2 +10,3 @@ class Attention:\n"
+        "     def forward(self, states):\n"
+        "+        hidden_size = self.config.hidden_size if new_version() else self.hidden_size\n"
+        "-        q = states.split(self.hidden_size, dim=-1)\n"
+        "+        q = states.split(hidden_size, dim=-1)\n",
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/attn.py"), patch)],
+        [_symbol("forward", "pkg/attn.py", 3)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.before, e.after) for e in edits] == [
+        ("states.split(self.hidden_size, dim=-1)", "states.split(hidden_size, dim=-1)")
+    ]
+
+
+def test_a_renamed_function_called_under_its_new_name_is_no_edit() -> None:
+    patch = parse_patch(
+        "pkg/compat.py",
+        "@@ -5,1 +5,1 @@\n"
+        "-def _patch_v023_methods(vision):\n"
+        "+def _patch_v024_methods(vision):\n"
+        "@@ -20,3 +20,3 @@ def install():\n"
+        "     vision = load()\n"
+        "-    _patch_v023_methods(vision)\n"
+        "+    _patch_v024_methods(vision)\n"
+        "-    width = fit(num_reqs)\n"
+        "+    width = fit(num_reqs_padded)\n",
+    )
+    renamed = _symbol("_patch_v024_methods", "pkg/compat.py", 2).model_copy(
+        update={"renamed_from": "_patch_v023_methods"}
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/compat.py"), patch)],
+        [renamed, _symbol("install", "pkg/compat.py", 4)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.before, e.after) for e in edits] == [("num_reqs", "num_reqs_padded")]

@@ -7,7 +7,10 @@ Three kinds of evidence, best first:
 * the same name defined on the removed side of one file and the added side of another (a
   class moved between modules, a test moved to a new file), with bodies alike enough;
 * a removed and an added definition with different names whose bodies are alike (a test or
-  function renamed in place or on its way to another file).
+  function renamed in place or on its way to another file);
+* a ``def``/``class`` line edited in its name alone where it stands (``class AscendDsparkProposer
+  (Base):`` → ``class AscendDSparkProposer(Base):``): the same definition renamed, however much
+  its body was rewritten.
 
 Bodies are compared as multisets of their lines, stripped of indentation, blank lines and
 comments, without the definition line itself (which differs in a rename): the Dice coefficient
@@ -22,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from prdigest.analyze.code import DOC_QUOTES, bracket_depth, definition_in, header_definition
@@ -34,6 +38,7 @@ RENAME_SIMILARITY = 0.75  # another name: the body must be mostly the same
 TEST_REWRITE_SIMILARITY = 0.6
 FILE_SIMILARITY = 0.6
 REWORKED_BELOW = 0.9  # a moved or renamed body less alike than this was rewritten too
+NAME_ALIKE = 0.8  # a definition renamed where it stands keeps most of its name
 MIN_RENAME_LINES = 2  # a one-line body says nothing about where it came from
 MAX_PAIRS = 40_000  # removed × added blocks compared by body; past it only names match
 
@@ -291,6 +296,59 @@ def _match_blocks(removed: list[Block], added: list[Block], moves: Moves) -> Non
             _record(old, new, moves, used, score)
 
 
+def renamed_in_place(patch: ParsedPatch, language: str | None) -> list[tuple[str, str]]:
+    """(old name, new name) of the definitions a run of removed lines and the run of added
+    lines after it rename where they stand: the runs replace as many definitions, and the k-th
+    definition line of one is the k-th of the other with only its name changed, to a name
+    alike (two tests of one signature replaced by two others are no rename)."""
+    if language != "python":
+        return []
+    found: list[tuple[str, str]] = []
+    for hunk in patch.hunks:
+        runs: dict[str, list[str]] = {REMOVED: [], ADDED: []}
+        for line in (*hunk.lines, None):
+            kind = line.kind if line is not None else CONTEXT
+            if (kind == REMOVED and runs[ADDED]) or kind == CONTEXT:
+                found += _renamed_in_runs(runs[REMOVED], runs[ADDED], language)
+                runs = {REMOVED: [], ADDED: []}
+            if line is not None and kind in runs:
+                runs[kind].append(line.text)
+    return found
+
+
+def _renamed_in_runs(removed: list[str], added: list[str], language: str) -> list[tuple[str, str]]:
+    olds = [(t, d) for t in removed if (d := definition_in(t, language)) is not None]
+    news = [(t, d) for t in added if (d := definition_in(t, language)) is not None]
+    if not olds or len(olds) != len(news):
+        return []
+    return [
+        (old.name, new.name)
+        for (old_text, old), (new_text, new) in zip(olds, news, strict=True)
+        if old.name != new.name
+        and old.kind == new.kind
+        and old_text.replace(old.name, new.name, 1) == new_text
+        and SequenceMatcher(None, old.name.lower(), new.name.lower()).ratio() >= NAME_ALIKE
+    ]
+
+
+def _match_in_place(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    removed: list[Block],
+    added: list[Block],
+    moves: Moves,
+) -> None:
+    """Definitions renamed where they stand that no body comparison paired."""
+    for fact, patch in parsed:
+        for old_name, new_name in renamed_in_place(patch, fact.language):
+            old = [b for b in removed if (b.path, b.name) == (fact.path, old_name)]
+            new = [b for b in added if (b.path, b.name) == (fact.path, new_name)]
+            if len(old) != 1 or len(new) != 1:
+                continue  # two definitions of one name: which is which is not known
+            if old[0].key in moves.removed or new[0].key in moves.added:
+                continue
+            _record(old[0], new[0], moves, set(), similarity(old[0].body, new[0].body))
+
+
 def _record(old: Block, new: Block, moves: Moves, used: set[Key], alike: float) -> None:
     used.add(new.key)
     moves.added[new.key] = Origin(old.path, old.name, alike)
@@ -353,6 +411,7 @@ def detect(
         [b for f, p in readable for b in definition_blocks(p, f.language, ADDED)] if removed else []
     )
     _match_blocks(removed, added, moves)
+    _match_in_place(readable, removed, added, moves)
     by_name_removed, by_name_added = _name_only_blocks(
         s for s in other_symbols if s[4] in ("added", "removed")
     )

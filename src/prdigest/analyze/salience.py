@@ -93,6 +93,7 @@ _DISPATCH = re.compile(
 _EXTENSION_BASE = re.compile(r"^\s*class \w+\((?:[\w.]+, )*(?:\w*\.)?(?:ABC|Protocol|\w+Mixin)\b")
 _ABSTRACT = re.compile(r"@(?:abc\.)?abstractmethod")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_SELF = re.compile(r"\bself\.")
 # a call on a module alias is named with its module, as code writes it (torch.clamp_min)
 _MODULE_CHAIN = re.compile(
     r"(?<![\w.])(?:torch(?:_npu)?|F|np|nn|dist|logger|triton|tl)\.[A-Za-z_]\w*(?=\()"
@@ -1091,7 +1092,7 @@ def rank(
     for name, entry in _body_code_names(parsed, context.body, code).items():
         names.setdefault(name, entry)
     tested = in_tests | {t.name for t in tests}
-    raw_edits = _edits(parsed, is_test, context.python_carries)
+    raw_edits = _without_made_local(_edits(parsed, is_test, context.python_carries), parsed)
     edited = {w for _f, _l, before, after in raw_edits for w in _words(before) | _words(after)}
     kernels = {f.path for f, _p in parsed if f.language == "cpp"}
     new_tests = {t.name for t in tests if not (t.existed or t.moved_from or t.renamed_from)}
@@ -1119,6 +1120,48 @@ def rank(
     scores = {x.name: x.score for x in ranked}
     renames = _renamed_names(parsed, raw_edits)
     return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners, renames)
+
+
+_ASSIGNMENT = re.compile(
+    r"^\s*(?P<self>self\.)?(?P<name>[A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)(?P<value>.*)$"
+)
+
+
+def _made_local(patch: ParsedPatch) -> set[str]:
+    """Attributes the patch turns into locals of the same value: ``self.batch = Batch(`` removed
+    and ``batch = Batch(`` added."""
+
+    def assigned(lines: Iterator[DiffLine], on_self: bool) -> set[tuple[str, str]]:
+        found = set()
+        for line in lines:
+            match = _ASSIGNMENT.match(line.text)
+            if match and bool(match["self"]) == on_self:
+                found.add((match["name"], _SELF.sub("", match["value"]).strip()))
+        return found
+
+    gone = assigned(iter(patch.removed()), on_self=True)
+    return {name for name, _value in gone & assigned(iter(patch.added()), on_self=False)}
+
+
+def _without_made_local(
+    edits: list[tuple[FileFact, DiffLine, str, str]],
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+) -> list[tuple[FileFact, DiffLine, str, str]]:
+    """The edits but those that only read a local where the attribute it replaced was read
+    (``return self.batch`` → ``return batch``): the line does what it did."""
+    edited = {f.path for f, _l, before, after in edits if "self." in before + after}
+    local = {f.path: _made_local(p) for f, p in parsed if f.path in edited}
+
+    def same(fact: FileFact, before: str, after: str) -> bool:
+        names = local.get(fact.path, set())
+        attributes = set(re.findall(r"\bself\.(\w+)", f"{before} {after}"))
+        return (
+            bool(attributes)
+            and attributes <= names
+            and (_SELF.sub("", before) == _SELF.sub("", after))
+        )
+
+    return [e for e in edits if not same(e[0], e[2], e[3])]
 
 
 def _renamed_names(
@@ -1185,10 +1228,18 @@ def _ranked_edits(
     # a line of a definition the PR adds (not one moved or renamed) is new code, not an edit
     # made in place: "X 里把 a 改为 b" would say X was there before
     new_defs = {(s.path, s.name) for s in symbols if s.change == "added" and not s.relocated}
+    renamed_definitions = {s.renamed_from: s.name for s in symbols if s.renamed_from}
+    renamed_to = {before: after for _path, before, after in renames} | renamed_definitions
     seen: set[tuple[str, str]] = set()
     unique = []
     for item in raw:
         pair = (item[2], item[3])
+        names = _IDENTIFIER.findall(item[2])
+        if (
+            any(n in renamed_definitions for n in names)
+            and _IDENTIFIER.sub(lambda m: renamed_to.get(m[0], m[0]), item[2]) == item[3]
+        ):
+            continue  # a renamed definition used under its new name: the rename says it
         if pair not in seen and (item[0].path, owner_of(item[0], item[1])) not in new_defs:
             seen.add(pair)
             unique.append(item)

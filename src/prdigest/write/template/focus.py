@@ -484,9 +484,10 @@ def _edit_point(
     first = edits[0]
     # a second rewrite is said under the first's definition only when it sits in it too
     same = [e for e in edits[1:3] if (e.path, e.symbol) == (first.path, first.symbol)][:1]
-    where = file_name(first.path, names, cited)
+    file = file_name(first.path, names, cited)
+    where = p.get("point", "edit_file", file=file)
     if first.symbol:
-        where = p.get("point", "edit_in", file=where, symbol=cited.name(first.symbol, first.path))
+        where = p.get("point", "edit_in", file=file, symbol=cited.name(first.symbol, first.path))
     pair = [first, *same]
     texts = [_edit_text(e, p, cited) for e in pair]
     return Point(
