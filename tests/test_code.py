@@ -350,3 +350,17 @@ def test_a_decorator_over_several_lines_belongs_to_the_function_it_decorates() -
     found = symbols("vllm_ascend/sample/gumbel.py", patch)
     assert "apply_temperature" not in found
     assert found["_gumbel_sample_kernel"][1] == "modified"
+
+
+def test_an_event_a_test_never_sets_or_waits_on_is_no_ordering_technique() -> None:
+    lines = [
+        "def test_handle_request(self):",
+        "    get_event = threading.Event()",
+        "    thread._handle_request(req, get_event)",
+        "    self.assertFalse(get_event.is_set())",
+        "def test_env(monkeypatch):",
+        '    monkeypatch.setenv("OMP_NUM_THREADS", "1")',
+    ]
+    parsed = parse_patch("tests/test_y.py", added_file_patch(lines))
+    techniques = {q.technique: q.label for q in extract_techniques(parsed, first_id=1)}
+    assert techniques == {"monkeypatch": "monkeypatch.setenv"}

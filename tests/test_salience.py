@@ -948,3 +948,45 @@ def test_a_renamed_function_called_under_its_new_name_is_no_edit() -> None:
         Context(title="t", body="", python_carries=True),
     )
     assert [(e.before, e.after) for e in edits] == [("num_reqs", "num_reqs_padded")]
+
+
+def test_events_a_test_makes_but_never_sets_or_waits_on_order_nothing() -> None:
+    from prdigest.analyze.design import detect
+
+    test = FileFact(
+        id="f1",
+        provenance=Provenance(kind="file", ref="tests/test_pool.py"),
+        path="tests/test_pool.py",
+        status="modified",
+        role=Role.TEST,
+        language="python",
+    )
+    made = "@@ -1,1 +1,3 @@\n def test_send(self):\n+    done = threading.Event()\n+    run(done)"
+    assert detect([(test, parse_patch(test.path, made))]) == []
+    waited = made + "\n+    assert done.wait(timeout=30)"
+    waited = waited.replace("+1,3", "+1,4")
+    assert [x.pattern for x in detect([(test, parse_patch(test.path, waited))])] == ["event"]
+
+
+def test_a_method_of_a_deleted_class_is_no_name_of_its_own() -> None:
+    patch = parse_patch(
+        "pkg/lora.py",
+        "@@ -1,4 +1,0 @@\n"
+        "-class AscendRowParallelLinearWithLoRA(RowParallelLinearWithLoRA):\n"
+        "-    @classmethod\n"
+        "-    def can_replace_layer(cls, source_layer):\n"
+        "-        return type(source_layer) is AscendRowParallelLinear\n",
+    )
+    gone = _symbol("AscendRowParallelLinearWithLoRA", "pkg/lora.py", 4, "removed").model_copy(
+        update={"kind": "class"}
+    )
+    method = _symbol("can_replace_layer", "pkg/lora.py", 3, "removed").model_copy(
+        update={"kind": "method", "parent": "AscendRowParallelLinearWithLoRA"}
+    )
+    ranked, _edits = rank(
+        [(_fact("pkg/lora.py"), patch)],
+        [gone, method],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [x.name for x in ranked if x.kind == "symbol"] == ["AscendRowParallelLinearWithLoRA"]

@@ -417,3 +417,24 @@ def test_a_kernel_macro_with_the_prefix_of_a_variable_is_no_variable(vllm_preset
     assert read[SignalKind.ENV_VAR] == ["ASCEND_RT_DEBUG"]
     python = signals(preset, files=[file_patch("pkg/envs.py", ["    if ASCEND_LAUNCH_BLOCKING:"])])
     assert python[SignalKind.ENV_VAR] == ["ASCEND_LAUNCH_BLOCKING"]
+
+
+def test_a_skip_the_patch_only_reformats_is_no_new_skip(vllm_preset: Preset) -> None:
+    # a formatter joined the wrapped decorator and dropped an f-string prefix: the same skips
+    removed = [
+        "@pytest.mark.skip(",
+        '    reason="Failure of one operator case breaks the others."',
+        ")",
+        "def test_mla():",
+        '    pytest.skip(f"The use case takes too long.")',
+    ]
+    added = [
+        '@pytest.mark.skip(reason="Failure of one operator case breaks the others.")',
+        "def test_mla():",
+        '    pytest.skip("The use case takes too long.")',
+    ]
+    found = signals(vllm_preset, files=[file_patch("tests/test_m.py", added, removed)])
+    assert SignalKind.SKIP_ADDED not in found
+    another = [*added, '@pytest.mark.skip(reason="hangs on A3")', "def test_other():", "    pass"]
+    found = signals(vllm_preset, files=[file_patch("tests/test_m.py", another, removed)])
+    assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip"]

@@ -1097,3 +1097,25 @@ def test_a_test_switched_off_comes_before_a_todo_among_the_follow_ups() -> None:
     d = analyze(pr, load_preset("vllm-project/vllm-ascend"))
     first = weighed_followups(d, Phrases("zh", 1), Cited(), 1)
     assert len(first) == 1 and "@pytest.mark.skip" in first[0][0], first
+
+
+def test_monkeypatch_setenv_is_said_to_set_a_variable_not_to_swap_a_dependency() -> None:
+    from prdigest.core.models import Provenance, TechniqueFact
+    from prdigest.write.template.focus import technique_phrase
+
+    def fact(label: str) -> TechniqueFact:
+        return TechniqueFact(
+            id="q1",
+            provenance=Provenance(kind="file", ref="tests/test_a.py"),
+            technique="monkeypatch",
+            label=label,
+            path="tests/test_a.py",
+        )
+
+    p = Phrases("zh", 1)
+    assert technique_phrase(fact("monkeypatch.setenv"), p, "`monkeypatch.setenv`") == (
+        "用 `monkeypatch.setenv` 设置环境变量"
+    )
+    assert technique_phrase(fact("monkeypatch.setattr"), p, "`monkeypatch.setattr`") == (
+        "用 `monkeypatch.setattr` 替换依赖"
+    )

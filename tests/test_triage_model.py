@@ -137,7 +137,7 @@ def test_design_facts_name_the_mechanism_and_where_it_is(vllm_preset: Preset) ->
     )
     test = file_patch(
         "tests/v1/kv_connector/test_lookup.py",
-        ["def test_order():", "    started = threading.Event()"],
+        ["def test_order():", "    started = threading.Event()", "    assert started.wait(5)"],
         status="added",
     )
     d = analyze(make_pr(title="[Bugfix] Guard agents", files=[source, test]), vllm_preset)

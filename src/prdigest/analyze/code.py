@@ -821,6 +821,7 @@ _MOCK_ASSERT = re.compile(
 _FAKE_CLASS = re.compile(r"^class\s+(?P<name>_?(?:Fake|Dummy|Stub)\w*)")
 _RECORDS = re.compile(r"\bself\.(?P<attr>\w+)\.append\(|\bself\.(?P<attr2>\w+)\s*\+=")
 _SLEEP = re.compile(r"\b(?:time|asyncio)\.sleep\(")
+EVENT_USE = re.compile(r"\.(?:set|wait)\(")  # an event a test sets or waits on
 
 
 def bracket_depth(text: str, openers: str = "([{", closers: str = ")]}") -> int:
@@ -1017,6 +1018,8 @@ def extract_techniques(
     scoped = _added_with_functions(parsed, language) if language == "python" else None
     out = []
     for fact in found:
+        if fact.technique == "threading_event" and not any(EVENT_USE.search(t) for t in added):
+            continue  # an event only read with is_set() orders nothing
         update: dict[str, object] = {"sleeps": sleeps}
         if fact.technique == "parametrize":
             new_side = [x for hunk in parsed.hunks for x in hunk.lines if x.kind != REMOVED]

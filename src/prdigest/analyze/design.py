@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prdigest.analyze.code import definition_in, header_definition
+from prdigest.analyze.code import EVENT_USE, definition_in, header_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import DesignFact, FileFact, Provenance, Role
 
@@ -261,6 +261,12 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
             words = pattern.words
             if not any(word in sides[pattern.side] for word in words):
                 continue
+            if (
+                pattern.id == "event"
+                and fact.role is Role.TEST
+                and not EVENT_USE.search(sides[ADDED])
+            ):
+                continue  # events a test makes but never sets or waits on order nothing
             for hunk in patch.hunks:
                 for at, line in enumerate(hunk.lines):
                     if line.kind != pattern.side or not any(w in line.text for w in words):

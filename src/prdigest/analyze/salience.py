@@ -975,9 +975,12 @@ def _symbol_facts(
     kernels = {f.path for f, _p in parsed if f.language == "cpp"}
     found: list[_Candidate] = []
     seen: set[tuple[str | None, str]] = set()
+    gone = {(s.path, s.name) for s in symbols if s.change == "removed" and s.kind == "class"}
     for s in symbols:
         if s.in_test or s.kind in ("step", "field") or (s.change == "removed" and s.relocated):
             continue  # tests are named by the test point; a move is said where it arrives
+        if s.change == "removed" and s.parent and (s.path, s.parent) in gone:
+            continue  # a method of a deleted class goes with it: the class is what was deleted
         if (s.parent, s.name) in seen:
             continue
         seen.add((s.parent, s.name))

@@ -131,6 +131,25 @@ def _parks_a_test(lines: Sequence[DiffLine], index: int, skip: re.Match[str]) ->
     return not conditional or bool(_PARKED.search(call))
 
 
+def _skip_key(lines: Sequence[DiffLine], index: int, skip: re.Match[str]) -> str:
+    """A skip call as a formatter leaves it alone: its words, not its wrapping, spacing or
+    string prefixes (``pytest.skip(f"…")`` → ``pytest.skip("…")`` is the same skip)."""
+    call = _F_STRING.sub("", _call_from(lines, index, skip.start()))
+    return re.sub(r"\W+", "", call)
+
+
+def _skip_keys(removed: list[DiffLine]) -> set[str]:
+    return {
+        _skip_key(removed, i, m) for i, line in enumerate(removed) if (m := _SKIP.search(line.text))
+    }
+
+
+def _kept_skip(lines: Sequence[DiffLine], index: int, skip: re.Match[str], kept: set[str]) -> bool:
+    """Whether an added skip is one the patch removed, rewritten (moved or reformatted)."""
+    return bool(kept) and _skip_key(lines, index, skip) in kept
+
+
+_F_STRING = re.compile(r"\b[fFrRbB]{1,2}(?=[\"'])")
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)|^\s*fn\s+(test_\w+)")
 _CONST_NUMBER = re.compile(
     r"^\s*(?P<name>_?[A-Z][A-Z0-9_]{2,})\s*(?::\s*[\w\[\], ]+)?="
@@ -292,6 +311,7 @@ def _scan_added_lines(
     removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
     added = list(parsed.added())
+    kept = _skip_keys(list(parsed.removed())) if role is Role.TEST else set()
     for index, line in enumerate(added):
         text = line.text
         if pending_except is None and not _may_signal(text, words):
@@ -308,7 +328,7 @@ def _scan_added_lines(
                 SignalKind.TODO, detail, path=parsed.path, line=line.new_no, owner=todo["owner"]
             )
         skip = _SKIP.search(text) if role is Role.TEST else None
-        if skip and _parks_a_test(added, index, skip):
+        if skip and _parks_a_test(added, index, skip) and not _kept_skip(added, index, skip, kept):
             out.add(
                 SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
             )

@@ -261,6 +261,8 @@ def technique_phrase(q: TechniqueFact, p: Phrases, label: str) -> str | None:
         key = "mock_asserted"
     elif key == "threading_event" and q.sleeps:
         key = "threading_event_sleeps"
+    elif key == "monkeypatch" and q.label.endswith(("setenv", "delenv")):
+        key = "monkeypatch_env"  # an environment variable set for the test, no dependency
     return p.get("technique", key, label=label)
 
 
