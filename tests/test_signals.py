@@ -438,3 +438,22 @@ def test_a_skip_the_patch_only_reformats_is_no_new_skip(vllm_preset: Preset) -> 
     another = [*added, '@pytest.mark.skip(reason="hangs on A3")', "def test_other():", "    pass"]
     found = signals(vllm_preset, files=[file_patch("tests/test_m.py", another, removed)])
     assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip"]
+
+
+def test_a_test_of_a_refusal_the_pr_lifts_is_no_lost_coverage(vllm_preset: Preset) -> None:
+    source = file_patch(
+        "vllm/pooling.py",
+        ["    return pool(hidden)"],
+        ['    raise NotImplementedError("pooling is not supported")'],
+    )
+    test_removed = [
+        "def test_pooling_is_refused():",
+        "    with pytest.raises(NotImplementedError):",
+        "        pool_model()",
+    ]
+    test = file_patch("tests/test_pool.py", ["def test_other():", "    pass"], test_removed)
+    found = signals(vllm_preset, files=[source, test])
+    assert SignalKind.TESTS_DELETED not in found
+    kept = file_patch("vllm/pooling.py", ["    return pool(hidden)"], ["    return None"])
+    found = signals(vllm_preset, files=[kept, test])
+    assert found[SignalKind.TESTS_DELETED] == ["test_pooling_is_refused"]
