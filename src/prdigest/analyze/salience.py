@@ -1142,8 +1142,8 @@ def _made_local(patch: ParsedPatch) -> set[str]:
                 found.add((match["name"], _SELF.sub("", match["value"]).strip()))
         return found
 
-    gone = assigned(iter(patch.removed()), on_self=True)
-    return {name for name, _value in gone & assigned(iter(patch.added()), on_self=False)}
+    gone = assigned(patch.removed(), on_self=True)
+    return {name for name, _value in gone & assigned(patch.added(), on_self=False)}
 
 
 def _without_made_local(
