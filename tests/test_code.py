@@ -364,3 +364,32 @@ def test_an_event_a_test_never_sets_or_waits_on_is_no_ordering_technique() -> No
     parsed = parse_patch("tests/test_y.py", added_file_patch(lines))
     techniques = {q.technique: q.label for q in extract_techniques(parsed, first_id=1)}
     assert techniques == {"monkeypatch": "monkeypatch.setenv"}
+
+
+def test_a_comment_removed_near_a_cpp_function_changes_no_function() -> None:
+    banner = (
+        "@@ -99,12 +99,7 @@ public:\n"
+        " private:\n"
+        "-    // ==========\n"
+        "-    // AlignUp helper\n"
+        "-    // ==========\n"
+        "     static __aicore__ inline uint32_t AlignUp(uint32_t x, uint32_t a)\n"
+        "     {\n"
+        "         return (x + a - 1) / a * a;\n"
+        "     }\n"
+        " \n"
+        "-    /* GM to UB: a standard copy,\n"
+        "-     * rounded up to the block */\n"
+        "     __aicore__ inline void DataCopyIn(int32_t count)\n"
+    )
+    assert symbols("kernel.cpp", banner) == {}
+    body = (
+        "@@ -99,5 +99,5 @@ public:\n"
+        " private:\n"
+        "     static __aicore__ inline uint32_t AlignUp(uint32_t x, uint32_t a)\n"
+        "     {\n"
+        "-        return x;\n"
+        "+        return (x + a - 1) / a * a;\n"
+        "     }\n"
+    )
+    assert symbols("kernel.cpp", body)["AlignUp"][1] == "modified"

@@ -305,3 +305,28 @@ def test_tests_of_one_signature_replaced_by_unlike_tests_are_no_rename() -> None
     )
     moves = detect([(fact, parse_patch("tests/test_s.py", patch))])
     assert moves.origin("tests/test_s.py", None, "test_fill_exponential_honors_active_mask") is None
+
+
+def test_copies_of_a_helper_gathered_into_one_header_went_there() -> None:
+    moves = detect(
+        [],
+        [
+            ("csrc/a/error_log.h", "CeilDiv", "function", None, "removed"),
+            ("csrc/b/error_log.h", "CeilDiv", "function", None, "removed"),
+            ("csrc/c/error_log.h", "CeilDiv", "function", None, "removed"),
+            ("csrc/common/tiling_util.h", "CeilDiv", "function", None, "added"),
+        ],
+    )
+    for path in ("csrc/a/error_log.h", "csrc/b/error_log.h", "csrc/c/error_log.h"):
+        went = moves.destination(path, None, "CeilDiv")
+        assert went is not None and went.path == "csrc/common/tiling_util.h"
+    two = detect(  # defined again in two places: which copy went where is not known
+        [],
+        [
+            ("csrc/a/error_log.h", "CeilDiv", "function", None, "removed"),
+            ("csrc/b/error_log.h", "CeilDiv", "function", None, "removed"),
+            ("csrc/c/util.h", "CeilDiv", "function", None, "added"),
+            ("csrc/d/util.h", "CeilDiv", "function", None, "added"),
+        ],
+    )
+    assert two.destination("csrc/a/error_log.h", None, "CeilDiv") is not None  # paired by name

@@ -405,6 +405,16 @@ def _context_line(
             scope.stack.clear()
 
 
+_C_COMMENT = ("//", "/*", "*/", "* ")
+
+
+def _comment_line(body: str, language: str | None) -> bool:
+    """Whether a stripped line is a comment of a C-like language (or of shell)."""
+    if language == "shell":
+        return body.startswith("#") and not body.startswith("#!")
+    return body.startswith(_C_COMMENT) or body == "*"
+
+
 def _walk_hunk(
     hunk: Hunk,
     language: str | None,
@@ -439,6 +449,8 @@ def _walk_hunk(
             continue
         if python and _words_not_code(line.kind, body, words):
             continue
+        if not python and line.kind != CONTEXT and _comment_line(body, language):
+            continue  # a comment changes no definition (a banner removed above a function)
         if decorated and index in decorated and line.kind != CONTEXT:  # its definition's
             _count(stats, decorated[index])
             continue

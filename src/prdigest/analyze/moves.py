@@ -349,6 +349,18 @@ def _match_in_place(
             _record(old[0], new[0], moves, set(), similarity(old[0].body, new[0].body))
 
 
+def _match_copies(removed: list[Block], added: list[Block], moves: Moves) -> None:
+    """Copies of one definition deleted from several files and defined once elsewhere (a
+    helper every header carried, gathered into one): each copy went there, none is lost."""
+    by_name: dict[str, list[Block]] = {}
+    for block in added:
+        by_name.setdefault(block.name, []).append(block)
+    for old in removed:
+        news = by_name.get(old.name, [])
+        if old.key not in moves.removed and len(news) == 1 and news[0].path != old.path:
+            moves.removed[old.key] = Origin(news[0].path, news[0].name)
+
+
 def _record(old: Block, new: Block, moves: Moves, used: set[Key], alike: float) -> None:
     used.add(new.key)
     moves.added[new.key] = Origin(old.path, old.name, alike)
@@ -416,5 +428,6 @@ def detect(
         s for s in other_symbols if s[4] in ("added", "removed")
     )
     _match_blocks(by_name_removed, by_name_added, moves)
+    _match_copies(by_name_removed, by_name_added, moves)
     _match_files(parsed, moves)
     return moves
