@@ -457,3 +457,39 @@ def test_a_test_of_a_refusal_the_pr_lifts_is_no_lost_coverage(vllm_preset: Prese
     kept = file_patch("vllm/pooling.py", ["    return pool(hidden)"], ["    return None"])
     found = signals(vllm_preset, files=[kept, test])
     assert found[SignalKind.TESTS_DELETED] == ["test_pooling_is_refused"]
+
+
+def test_a_test_whose_message_a_new_test_checks_went_there(vllm_preset: Preset) -> None:
+    removed = [
+        "def test_profile_and_msmonitor_both_enabled_raises_error(self, envs):",
+        "    with self.assertRaises(RuntimeError) as cm:",
+        '        worker._create_profiler("test_trace")',
+        '    self.assertIn("MSMONITOR and torch profiler cannot be both enabled", str(cm.exception))',
+    ]
+    old = file_patch("tests/test_worker.py", ["def test_other():", "    pass"], removed)
+    moved = [
+        "def test_create_profiler_raises_when_msmonitor_enabled(self, mock_envs_ascend):",
+        "    mock_envs_ascend.MSMONITOR_USE_DAEMON = 1",
+        '    config = ProfilerConfig(profiler="torch", torch_profiler_dir="/tmp/traces")',
+        "    with pytest.raises(RuntimeError) as cm:",
+        '        Wrapper._create_profiler(config, "test_trace")',
+        '    self.assertIn("MSMONITOR and torch profiler cannot be both enabled", str(cm.exception))',
+    ]
+    new = file_patch("tests/test_profiler.py", moved, status="added")
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[old, new])
+    # a path or an id shared with a new test is no evidence: it has no spaces
+    removed_id = [
+        "def test_loads_the_model(self):",
+        '    model = load("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8-dynamic")',
+        "    assert model.layers == 48",
+    ]
+    moved_id = [
+        "def test_generates(self):",
+        '    llm = LLM("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8-dynamic", tp=2)',
+        "    out = llm.generate(prompts)",
+        "    assert out[0].text",
+    ]
+    old = file_patch("tests/test_worker.py", ["def test_other():", "    pass"], removed_id)
+    new = file_patch("tests/test_profiler.py", moved_id, status="added")
+    found = signals(vllm_preset, files=[old, new])
+    assert found[SignalKind.TESTS_DELETED] == ["test_loads_the_model"]

@@ -622,6 +622,16 @@ def _removed_test_body(patch: ParsedPatch, name: str) -> str:
     return ""
 
 
+_MESSAGE = re.compile(r"\"([^\"\n]{30,})\"|'([^'\n]{30,})'")
+
+
+def _checked_messages(body: str) -> list[str]:
+    """The long messages a test's text holds (an error it expects, words with spaces): an id
+    or a path has no spaces and says nothing about what was checked."""
+    found = (m.group(1) or m.group(2) for m in _MESSAGE.finditer(body))
+    return [text for text in found if " " in text.strip()]
+
+
 def _removed_test_names(patch: ParsedPatch) -> list[tuple[str, int | None]]:
     """Tests whose definition the patch removes, but for placeholders (a test whose whole body
     as removed is ``pass``, ``...`` or a docstring tested nothing, so nothing is lost) and for
@@ -705,13 +715,20 @@ def _tests_deleted(
     moved_files = set(moves.files.values())
 
     removed_code: set[str] | None = None  # source definitions the PR deletes
+    added_text = ""  # the added lines of the PR's test files
 
     def replaced(path: str, name: str) -> bool:
         """Replaced by a test of its name, by a test whose name it extends (two tests folded
         into one parametrized ``test_x``: ``test_x_eager_mode`` …), by its moved or renamed
         self, or gone with the code it tested (``test_pad_args`` when ``pad_args`` is deleted)."""
-        nonlocal added_tests, removed_code
+        nonlocal added_tests, removed_code, added_text
         if added_tests is None:
+            added_text = "\n".join(
+                line.text
+                for fact, patch in parsed
+                if fact.role is Role.TEST
+                for line in patch.added()
+            )
             added_tests = {
                 m.group(1) or m.group(2)
                 for _fact, patch in parsed
@@ -722,8 +739,11 @@ def _tests_deleted(
         if name in added_tests or moves.replaced(path, name):
             return True
         patch = patches.get(path)
-        if refusal_removed and patch and "NotImplementedError" in _removed_test_body(patch, name):
+        body = _removed_test_body(patch, name) if patch else ""
+        if refusal_removed and "NotImplementedError" in body:
             return True  # it pinned a refusal the PR lifts on purpose: nothing left to test
+        if any(m in added_text for m in _checked_messages(body)):
+            return True  # a new test checks the same message: the check moved there
         if any(name.startswith(f"{added}_") for added in added_tests):
             return True
         subject = name.removeprefix("test_")
