@@ -990,3 +990,33 @@ def test_a_method_of_a_deleted_class_is_no_name_of_its_own() -> None:
         Context(title="t", body="", python_carries=True),
     )
     assert [x.name for x in ranked if x.kind == "symbol"] == ["AscendRowParallelLinearWithLoRA"]
+
+
+def test_a_branch_moved_under_another_as_elif_is_no_edit_of_a_new_branch() -> None:
+    # `if olora_tp_enable():` moved into a helper as an `elif`; the `if oproj_tp_enable():`
+    # added elsewhere in the function is new code, not the old branch edited
+    patch = parse_patch(
+        "pkg/attn.py",
+        "@@ -10,2 +10,4 @@ class Impl:\n"
+        "         x = self.pre(x)\n"
+        "+        if oproj_tp_enable():\n"
+        "+            return self._o_proj(x)\n"
+        "         y = self.norm(x)\n"
+        "@@ -40,4 +43,1 @@ class Impl:\n"
+        "         z = y + 1\n"
+        "-        if olora_tp_enable():\n"
+        "-            z = self.wo(z)\n"
+        "-            z = z * 2\n"
+        "@@ -60,1 +60,4 @@ class Impl:\n"
+        "     def other(self):\n"
+        "+        if dense():\n"
+        "+            pass\n"
+        "+        elif olora_tp_enable():\n",
+    )
+    _ranked, edits = rank(
+        [(_fact("pkg/attn.py"), patch)],
+        [_symbol("forward", "pkg/attn.py", 5)],
+        [],
+        Context(title="t", body="", python_carries=True),
+    )
+    assert [(e.before, e.after) for e in edits] == []

@@ -390,3 +390,18 @@ def test_preset_draft_reads_the_tree_owners_and_bots(
     assert not any(a.core for a in preset.area)  # core is the reader's call
     code, _, err = run(capsys, "preset", "draft", "--git", str(repo.path), "--repo", "../etc")
     assert code != 0 and "owner/name" in err
+
+
+def test_a_review_bots_list_of_issues_pasted_in_the_body_is_no_rationale() -> None:
+    body = (
+        "### What this PR does / why we need it?\n"
+        "This PR updates the slot mapping assignment in `dsa_v1.py` to be in-place.\n\n"
+        "However, several critical issues were identified:\n"
+        "- In-place assignment of slot mapping will cause a shape mismatch `RuntimeError` on A5\n"
+        "devices because `self.slot_mapping` is pre-allocated as a 2D tensor.\n\n"
+        "### How was this patch tested?\nCI passed.\n"
+    )
+    texts = [r.text for r in extract_rationale(body)]
+    assert not any("shape mismatch" in t for t in texts)
+    plain = body.replace("However, several critical issues were identified:\n- ", "")
+    assert any("shape mismatch" in r.text for r in extract_rationale(plain))

@@ -352,7 +352,11 @@ MAX_RATIONALE = 6
 # the list says what someone else suggested, not what the PR does.
 _REVIEW_LEAD_IN = re.compile(
     r"^(?:\*\*)?(?:(?:code |reviewer'?s? |review )?feedback|review(?:er)? (?:comments|notes|"
-    r"suggestions)|suggestions from (?:the )?review\w*)\b[^:]{0,40}:(?:\*\*)?$",
+    r"suggestions)|suggestions from (?:the )?review\w*|"
+    # a review bot's summary: "However, several critical issues were identified:"
+    r"(?:however, )?(?:[\w-]+ )?(?:(?:critical|major|potential|high-priority) )?"
+    r"(?:issues|problems|concerns) (?:were|have been) (?:identified|found|raised))\b[^:]{0,40}"
+    r":(?:\*\*)?$",
     re.I,
 )
 

@@ -578,6 +578,12 @@ MAX_EDIT_LINES = 150  # changed lines of one file compared for edits beyond thei
 _AUTOJUNK_FROM = 200  # difflib's autojunk heuristic applies to sequences this long
 
 
+def _as_if(text: str) -> str:
+    """A branch's condition line as an ``if``: ``if x:`` that became ``elif x:`` (a branch
+    moved under another) is the same line moved."""
+    return text[2:] if text.startswith("elif ") else text
+
+
 def _edits(
     parsed: Sequence[tuple[FileFact, ParsedPatch]],
     is_test: Callable[[FileFact], bool],
@@ -597,8 +603,8 @@ def _edits(
         left_new: list[DiffLine] = []
         # a line also on the other side of the file's patch moved: it is no edit's old or new
         # line (a parameter moved up its list beside one deleted is no rename of the deleted)
-        removed_texts = {x.text.strip() for x in patch.removed()}
-        added_texts = {x.text.strip() for x in patch.added()}
+        removed_texts = {_as_if(x.text.strip()) for x in patch.removed()}
+        added_texts = {_as_if(x.text.strip()) for x in patch.added()}
         for hunk in patch.hunks:
             removed: list[DiffLine] = []
             added: list[DiffLine] = []
@@ -611,10 +617,14 @@ def _edits(
                     continue
                 if removed or added:  # a context line between two others ends no block
                     olds = [
-                        x for x in removed if _editable(x) and x.text.strip() not in added_texts
+                        x
+                        for x in removed
+                        if _editable(x) and _as_if(x.text.strip()) not in added_texts
                     ]
                     news = [
-                        x for x in added if _editable(x) and x.text.strip() not in removed_texts
+                        x
+                        for x in added
+                        if _editable(x) and _as_if(x.text.strip()) not in removed_texts
                     ]
                     if _values_replaced(olds, news):
                         olds, news = [], []  # left out of the file-wide pairing too
