@@ -1020,3 +1020,18 @@ def test_a_branch_moved_under_another_as_elif_is_no_edit_of_a_new_branch() -> No
         Context(title="t", body="", python_carries=True),
     )
     assert [(e.before, e.after) for e in edits] == []
+
+
+def test_an_attribute_asserted_to_be_one_of_a_few_values_fails_closed() -> None:
+    from prdigest.analyze.design import detect
+
+    config = parse_patch(
+        "pkg/config.py",
+        "@@ -1,1 +1,3 @@\n class AscendConfig:\n"
+        '+        assert self.enable_fused_mc2 in (0, 1), f"got {self.enable_fused_mc2}"\n'
+        "+        assert hidden.dtype in [torch.float16, torch.bfloat16]",
+    )
+    found = detect([(_fact("pkg/config.py"), config)])
+    assert [(x.pattern, x.label) for x in found] == [
+        ("fail_closed", "assert self.enable_fused_mc2 in (0, 1)")
+    ]

@@ -82,10 +82,13 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"^\s*class \w+\((?:\w+, )*(?:ABC|Protocol|\w+Mixin)\)|@abstractmethod"),
         words=("ABC)", "Protocol)", "Mixin)", "@abstractmethod"),
     ),
-    Pattern(
+    Pattern(  # a raise on an unsupported case, or an attribute asserted to be one of a few values
         "fail_closed",
-        re.compile(r"^\s*raise (?:NotImplementedError|ValueError|RuntimeError|AssertionError)\("),
-        words=("raise ",),
+        re.compile(
+            r"^\s*raise (?:NotImplementedError|ValueError|RuntimeError|AssertionError)\(|"
+            r"^\s*assert self\.\w+ in (?:\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\})"
+        ),
+        words=("raise ", "assert self."),
     ),
     Pattern(  # a removed "not supported" raise: a case once refused is let through
         "refusal_removed",
