@@ -1035,3 +1035,18 @@ def test_an_attribute_asserted_to_be_one_of_a_few_values_fails_closed() -> None:
     assert [(x.pattern, x.label) for x in found] == [
         ("fail_closed", "assert self.enable_fused_mc2 in (0, 1)")
     ]
+
+
+def test_no_edit_whose_side_is_cut_short_at_a_comma() -> None:
+    # two changes in one line: the new side stops at the first, the old reaches the second
+    assert (
+        edit_of(
+            "    q, k = states.split([self.hidden_size, self.hidden_size], dim=-1)",
+            "    q, k = states.split([hidden_size, hidden_size], dim=-1)",
+        )
+        is None
+    )
+    assert edit_of("    grid = (NT, 1, B * H)", "    grid = (num_core, B * H)") == (
+        "NT, 1",
+        "num_core",
+    )

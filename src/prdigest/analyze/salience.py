@@ -559,6 +559,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     old, new = _same_start(a, old, b, new)
     if old[:1] in _FRAGMENT_START or new[:1] in _FRAGMENT_START:
         return None  # ``.contiguous(), dim=0`` → `` if … else x``: tails of two statements
+    if old.endswith(",") or new.endswith(","):
+        return None  # ``a.x, a.x`` → ``x,``: two changes in a line, one side cut short
     if not old or not new or len(old) > MAX_SPAN or len(new) > MAX_SPAN or old == new:
         return None
     if old in _PY_KEYWORDS and new in _PY_KEYWORDS:
