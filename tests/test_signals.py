@@ -493,3 +493,40 @@ def test_a_test_whose_message_a_new_test_checks_went_there(vllm_preset: Preset) 
     new = file_patch("tests/test_profiler.py", moved_id, status="added")
     found = signals(vllm_preset, files=[old, new])
     assert found[SignalKind.TESTS_DELETED] == ["test_loads_the_model"]
+
+
+def test_a_constant_that_is_the_default_of_a_parameter_is_not_hard_coded(
+    vllm_preset: Preset,
+) -> None:
+    lines = [
+        "DEFAULT_PACKED_NUM_BUFFERS = 2",
+        "class SendArgs:",
+        "    packed_num_buffers: int = DEFAULT_PACKED_NUM_BUFFERS",
+    ]
+    found = signals(vllm_preset, files=[file_patch("vllm/distributed/packed.py", lines)])
+    assert SignalKind.MAGIC_NUMBER not in found
+    fixed = ["MAX_PACKED_BUFFERS = 8", "def send(x):", "    return pack(x, MAX_PACKED_BUFFERS)"]
+    found = signals(vllm_preset, files=[file_patch("vllm/distributed/packed.py", fixed)])
+    assert found[SignalKind.MAGIC_NUMBER] == ["MAX_PACKED_BUFFERS"]
+
+
+def test_a_skip_of_what_the_code_does_not_support_yet_is_a_gate(vllm_preset: Preset) -> None:
+    gates = [
+        "def test_decode(backend):",
+        "    if backend == 'triton':",
+        "        return run_triton()",
+        '    pytest.skip("NPU sparse attention currently supports prefill only; decode uses Triton.")',
+        "def test_op():",
+        "    try:",
+        "        _ = torch.ops._C_ascend.npu_sparse_attention_score",
+        "    except AttributeError:",
+        '        pytest.skip("the custom op is missing from this build")',
+    ]
+    found = signals(vllm_preset, files=[file_patch("tests/test_gate.py", gates)])
+    assert SignalKind.SKIP_ADDED not in found
+    parked = [
+        "def test_decode():",
+        '    pytest.skip("decode hangs on A3, re-enable after the fix")',
+    ]
+    found = signals(vllm_preset, files=[file_patch("tests/test_gate.py", parked)])
+    assert found[SignalKind.SKIP_ADDED] == ["pytest.skip"]

@@ -78,7 +78,7 @@ _SKIP = re.compile(
 )
 _GATE_REASON = (
     r"\b(?:not available|unavailable|not installed|requires?|needs?|not supported|"
-    r"only (?:appl(?:y|ies)|for|on|supported|runs?))\b"
+    r"only (?:appl(?:y|ies)|for|on|supported|runs?)|supports? [\w-]+ only|only supports?)\b"
 )
 # a skipif whose condition is the environment (a missing optional package, device or platform):
 # the test runs where it can, nobody needs to come back to it
@@ -113,7 +113,7 @@ _PARKED = re.compile(
     r"temporar\w*|disabled? (?:for now|until)|not work\w*|re-?enable|timeout|skip for now)\b|#\d",
     re.I,
 )
-_UNDER_IF = re.compile(r"^\s*(?:if|elif)\b.*:\s*(?:#.*)?$|^\s*else\s*:")
+_UNDER_IF = re.compile(r"^\s*(?:if|elif|except)\b.*:\s*(?:#.*)?$|^\s*else\s*:")
 
 
 def _parks_a_test(lines: Sequence[DiffLine], index: int, skip: re.Match[str]) -> bool:
@@ -192,6 +192,14 @@ def threshold_comparison(text: str) -> re.Match[str] | None:
         if not _MODEL_SHAPE.search(match["left"]) and not _KERNEL_DIM.search(match["left"]):
             return match
     return None
+
+
+def _a_default(name: str, added_text: str) -> bool:
+    """Whether a constant is the default of a parameter or field the PR adds
+    (``num_buffers: int = DEFAULT_NUM_BUFFERS``): callers set it, nothing is hard-coded."""
+    annotated = rf"^\s+\w+\s*:[^=\n]*=\s*{name}\b"  # a field, or a parameter on its own line
+    in_signature = rf"^\s*(?:async\s+)?def\s.*\b\w+\s*=\s*{name}\b"
+    return re.search(f"{annotated}|{in_signature}", added_text, re.M) is not None
 
 
 def _scanned_for_thresholds(path: str) -> bool:
@@ -311,6 +319,7 @@ def _scan_added_lines(
     removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
     added = list(parsed.added())
+    added_text = "\n".join(line.text for line in added)
     kept = _skip_keys(list(parsed.removed())) if role is Role.TEST else set()
     for index, line in enumerate(added):
         text = line.text
@@ -333,7 +342,9 @@ def _scan_added_lines(
                 SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
             )
         if role is Role.SOURCE:
-            _scan_source_line(out, parsed.path, text, line.new_no, removed_text, prefixes)
+            _scan_source_line(
+                out, parsed.path, text, line.new_no, removed_text, prefixes, added_text
+            )
         if pending_except and _PASS.match(text):
             out.add(
                 SignalKind.SWALLOWED_EXCEPTION,
@@ -355,9 +366,10 @@ def _scan_source_line(
     line_no: int | None,
     removed_text: str,
     env_prefixes: Sequence[str],
+    added_text: str = "",
 ) -> None:
     const = _CONST_NUMBER.match(text) if _scanned_for_thresholds(path) else None
-    if const and const["name"] not in removed_text:
+    if const and const["name"] not in removed_text and not _a_default(const["name"], added_text):
         try:
             value = float(const["value"].replace("_", ""))
         except ValueError:
