@@ -393,3 +393,29 @@ def test_a_comment_removed_near_a_cpp_function_changes_no_function() -> None:
         "     }\n"
     )
     assert symbols("kernel.cpp", body)["AlignUp"][1] == "modified"
+
+
+def test_a_call_a_formatter_rewrapped_changes_no_definition() -> None:
+    rewrapped = (
+        "@@ -10,6 +10,3 @@ def set_context(num_tokens, config):\n"
+        "     tokens = count(num_tokens)\n"
+        "-    kind = select_method(\n"
+        "-        tokens,\n"
+        "-        config,\n"
+        "-    )\n"
+        "+    kind = select_method(tokens, config)\n"
+        "     return kind\n"
+    )
+    assert symbols("pkg/ctx.py", rewrapped) == {}
+    moved = (  # the same statement moved below another: the order changed
+        "@@ -10,3 +10,3 @@ def set_context(num_tokens, config):\n"
+        "-    tokens = count(num_tokens)\n"
+        "     kind = select_method(config)\n"
+        "+    tokens = count(num_tokens)\n"
+        "     return kind\n"
+    )
+    assert symbols("pkg/ctx.py", moved)["set_context"][1] == "modified"
+    edited = rewrapped.replace(
+        "+    kind = select_method(tokens, config)", "+    kind = pick(tokens, config)"
+    )
+    assert symbols("pkg/ctx.py", edited)["set_context"][1] == "modified"

@@ -244,6 +244,9 @@ class _SymbolStats:
     lines_changed: int = 0
     via: str = "hunk_header"
     order: int = 0
+    # the changed lines on each side without whitespace: one text when only the layout changed
+    removed_lines: list[str] = field(default_factory=list)
+    added_lines: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -415,6 +418,21 @@ def _comment_line(body: str, language: str | None) -> bool:
     return body.startswith(_C_COMMENT) or body == "*"
 
 
+def _relaid(stats: _SymbolStats) -> bool:
+    """Whether a definition's changed lines only moved its line breaks and spaces (a call
+    rewrapped by a formatter): the code is what it was. Lines that moved whole, unchanged,
+    are no rewrap: the order of statements changed."""
+    old, new = stats.removed_lines, stats.added_lines
+    return (
+        not (stats.added_def or stats.removed_def)
+        and _MAGIC_COMMA.sub("", "".join(old)) == _MAGIC_COMMA.sub("", "".join(new))
+        and sorted(old) != sorted(new)
+    )
+
+
+_MAGIC_COMMA = re.compile(r",(?=[)\]}])")  # the comma a formatter adds before a wrapped bracket
+
+
 def _walk_hunk(
     hunk: Hunk,
     language: str | None,
@@ -513,6 +531,9 @@ def _attribute(
         entry = _SymbolStats(target.name, target.kind, parent, order=len(stats))
         stats[(target.name, parent)] = entry
     entry.lines_changed += 1
+    (entry.added_lines if line.kind == ADDED else entry.removed_lines).append(
+        "".join(line.text.split())
+    )
     if defines:
         if line.kind == ADDED:
             entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"
@@ -653,7 +674,7 @@ def extract_symbols(
         gone = deleted_definitions(parsed, language)
         for hunk in parsed.hunks:
             _walk_hunk(hunk, language, stats, gone)
-        collected = _moved_under_new_class(stats, gone)
+        collected = [s for s in _moved_under_new_class(stats, gone) if not _relaid(s)]
     facts = []
     for offset, item in enumerate(collected):
         if item.added_def and not item.removed_def:
