@@ -409,6 +409,7 @@ def _context_line(
 
 
 _C_COMMENT = ("//", "/*", "*/", "* ")
+_MAGIC_COMMA = re.compile(r",(?=[)\]}])")  # the comma a formatter adds before a wrapped bracket
 
 
 def _comment_line(body: str, language: str | None) -> bool:
@@ -428,9 +429,6 @@ def _relaid(stats: _SymbolStats) -> bool:
         and _MAGIC_COMMA.sub("", "".join(old)) == _MAGIC_COMMA.sub("", "".join(new))
         and sorted(old) != sorted(new)
     )
-
-
-_MAGIC_COMMA = re.compile(r",(?=[)\]}])")  # the comma a formatter adds before a wrapped bracket
 
 
 def _walk_hunk(

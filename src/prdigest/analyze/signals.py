@@ -197,8 +197,9 @@ def threshold_comparison(text: str) -> re.Match[str] | None:
 def _a_default(name: str, added_text: str) -> bool:
     """Whether a constant is the default of a parameter or field the PR adds
     (``num_buffers: int = DEFAULT_NUM_BUFFERS``): callers set it, nothing is hard-coded."""
-    annotated = rf"^\s+\w+\s*:[^=\n]*=\s*{name}\b"  # a field, or a parameter on its own line
-    in_signature = rf"^\s*(?:async\s+)?def\s.*\b\w+\s*=\s*{name}\b"
+    bare = re.escape(name)
+    annotated = rf"^\s+\w+\s*:[^=\n]*=\s*{bare}\b"  # a field, or a parameter on its own line
+    in_signature = rf"^\s*(?:async\s+)?def\s.*\b\w+\s*=\s*{bare}\b"
     return re.search(f"{annotated}|{in_signature}", added_text, re.M) is not None
 
 
