@@ -295,14 +295,7 @@ def test_tests_of_one_signature_replaced_by_unlike_tests_are_no_rename() -> None
             "     pass",
         ]
     )
-    fact = FileFact(
-        id="f1",
-        provenance=Provenance(kind="file", ref="tests/test_s.py"),
-        path="tests/test_s.py",
-        status="modified",
-        role=Role.TEST,
-        language="python",
-    )
+    fact = _fact("tests/test_s.py").model_copy(update={"role": Role.TEST})
     moves = detect([(fact, parse_patch("tests/test_s.py", patch))])
     assert moves.origin("tests/test_s.py", None, "test_fill_exponential_honors_active_mask") is None
 

@@ -953,14 +953,7 @@ def test_a_renamed_function_called_under_its_new_name_is_no_edit() -> None:
 def test_events_a_test_makes_but_never_sets_or_waits_on_order_nothing() -> None:
     from prdigest.analyze.design import detect
 
-    test = FileFact(
-        id="f1",
-        provenance=Provenance(kind="file", ref="tests/test_pool.py"),
-        path="tests/test_pool.py",
-        status="modified",
-        role=Role.TEST,
-        language="python",
-    )
+    test = _fact("tests/test_pool.py", Role.TEST)
     made = "@@ -1,1 +1,3 @@\n def test_send(self):\n+    done = threading.Event()\n+    run(done)"
     assert detect([(test, parse_patch(test.path, made))]) == []
     waited = made + "\n+    assert done.wait(timeout=30)"
