@@ -530,3 +530,41 @@ def test_a_skip_of_what_the_code_does_not_support_yet_is_a_gate(vllm_preset: Pre
     ]
     found = signals(vllm_preset, files=[file_patch("tests/test_gate.py", parked)])
     assert found[SignalKind.SKIP_ADDED] == ["pytest.skip"]
+
+
+def test_a_clamp_moved_into_a_helper_is_no_new_truncation(vllm_preset: Preset) -> None:
+    removed = [
+        "        num = min(len(kernel_remote_block_ids), len(kernel_local_block_ids))",
+        "        kernel_remote_block_ids = kernel_remote_block_ids[:num]",
+    ]
+    added = [
+        "    def _kernel_blocks(self, kernel_local, kernel_remote):",
+        "        num = min(len(kernel_remote), len(kernel_local))",
+        "        return kernel_local[:num], kernel_remote[:num]",
+    ]
+    found = signals(vllm_preset, files=[file_patch("vllm/kv/connector.py", added, removed)])
+    assert SignalKind.SILENT_CLAMP not in found
+    found = signals(vllm_preset, files=[file_patch("vllm/kv/connector.py", added)])
+    assert found[SignalKind.SILENT_CLAMP] == ["min(len(kernel_remote), len(kernel_local))"]
+
+
+def test_a_test_of_code_the_pr_deletes_is_no_lost_coverage(vllm_preset: Preset) -> None:
+    source = file_patch(
+        "vllm/worker.py",
+        ["    return free_memory"],
+        [
+            "    def profile_cudagraph_memory(self) -> int:",
+            "        return estimate()",
+            "    return free_memory - self.profile_cudagraph_memory()",
+        ],
+    )
+    removed_test = [
+        "def test_non_deepseek_still_profiles(self):",
+        "    worker.determine_available_memory()",
+        "    worker.model_runner.profile_cudagraph_memory.assert_called_once_with()",
+    ]
+    test = file_patch("tests/test_worker.py", ["def test_other():", "    pass"], removed_test)
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[source, test])
+    kept = file_patch("vllm/worker.py", ["    return free_memory"], ["    return 0"])
+    found = signals(vllm_preset, files=[kept, test])
+    assert found[SignalKind.TESTS_DELETED] == ["test_non_deepseek_still_profiles"]
