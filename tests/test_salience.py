@@ -1043,3 +1043,13 @@ def test_no_edit_whose_side_is_cut_short_at_a_comma() -> None:
         "NT, 1",
         "num_core",
     )
+
+
+def test_a_parameter_whose_type_hint_alone_changed_is_no_edit() -> None:
+    assert (
+        edit_of(
+            "        attn_metadata: AscendDSAMetadata,", "        attn_metadata: DSAMetadataList,"
+        )
+        is None
+    )
+    assert edit_of("    block_size: int = 16", "    block_size: int = 128") is not None

@@ -466,6 +466,21 @@ _PY_KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}  # values, 
 _ANNOTATED = re.compile(r"^(?P<target>[\w.]+)\s*:\s*[^=]+?\s*=(?!=)\s*(?P<value>.*)$")
 
 
+_PARAMETER = re.compile(r"^(?P<name>\w+)\s*:\s*(?P<hint>[^=]+?)\s*(?P<default>=.*)?$")
+
+
+def _retyped_parameter(old: str, new: str) -> bool:
+    """Whether two lines are one parameter (or field) whose type hint alone changed."""
+    a, b = _PARAMETER.match(old), _PARAMETER.match(new)
+    return bool(
+        a
+        and b
+        and a["name"] == b["name"]
+        and a["default"] == b["default"]
+        and a["hint"] != b["hint"]
+    )
+
+
 def _annotated_only(old: str, new: str) -> bool:
     """Whether the new assignment is the old one with a type annotation added (or dropped)."""
     for plain, annotated in ((old, new), (new, old)):
@@ -500,6 +515,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None  # only a comment or a message changed: the code does what it did
     if python and _annotated_only(a, b):
         return None  # ``x = []`` → ``x: list[Key] = []`` changes nothing the program does
+    if python and _retyped_parameter(a, b):
+        return None  # ``meta: Meta,`` → ``meta: MetaList,``: a hint, not what the code does
     if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
         return None  # only the spacing inside a string changed
     swapped = _callee_swap(a, b)
