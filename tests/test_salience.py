@@ -1053,3 +1053,10 @@ def test_a_parameter_whose_type_hint_alone_changed_is_no_edit() -> None:
         is None
     )
     assert edit_of("    block_size: int = 16", "    block_size: int = 128") is not None
+
+
+def test_a_span_whose_brackets_close_before_they_open_is_cut_where_the_lines_part() -> None:
+    assert edit_of(
+        "    vec = extract_slice(a, (i, 0), (1, 16 * N_BLOCKS), (16 * N_BLOCKS, 1))",
+        "    vec = extract_slice(a, (i, 0), (1, 16 * N_BLOCKS), (EXTRACT_SLICE_STRIDE_1, 1))",
+    ) == ("16 * N_BLOCKS", "EXTRACT_SLICE_STRIDE_1")

@@ -431,7 +431,17 @@ def _enclosing(text: str, at: int) -> str | None:
 
 
 def _balanced(text: str) -> bool:
-    return all(text.count(a) == text.count(b) for a, b in ("()", "[]", "{}"))
+    """Whether every bracket the text opens it closes, in order (``a), (b`` is not)."""
+    depth = {"(": 0, "[": 0, "{": 0}
+    closer = {")": "(", "]": "[", "}": "{"}
+    for char in text:
+        if char in depth:
+            depth[char] += 1
+        elif char in closer:
+            depth[closer[char]] -= 1
+            if depth[closer[char]] < 0:
+                return False
+    return not any(depth.values())
 
 
 _ARGUMENT_LINE = re.compile(r"^\s*(?:\w+\s*,|\w+=[^=].*,\s*$)")  # inside a multi-line call
