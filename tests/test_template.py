@@ -1119,3 +1119,26 @@ def test_monkeypatch_setenv_is_said_to_set_a_variable_not_to_swap_a_dependency()
     assert technique_phrase(fact("monkeypatch.setattr"), p, "`monkeypatch.setattr`") == (
         "用 `monkeypatch.setattr` 替换依赖"
     )
+
+
+@pytest.mark.parametrize(
+    ("subject", "kind", "title"),
+    [
+        # what changed comes after the colon; the words before it name where
+        (
+            "w4a8 dispatch_ffn_combine: support x_active_mask",
+            "feature",
+            "w4a8 dispatch_ffn_combine：支持 x_active_mask",
+        ),
+        # a verb before the colon is the change itself, not a place
+        ("Refactor balance schedule: drop copied run_engine_core", "refactor", None),
+    ],
+)
+def test_a_multiword_place_before_a_colon_is_the_component_when_a_verb_follows(
+    dossiers: dict[int, Dossier], subject: str, kind: str, title: str | None
+) -> None:
+    said = title_for(_retitled(dossiers[56104], subject, kind), "zh")
+    if title is None:
+        assert not said.startswith("Refactor balance schedule：")
+    else:
+        assert said == title

@@ -104,7 +104,11 @@ def title_for(dossier: Dossier, lang: str) -> str:
         component, subject = group["component"].strip(), subject[group.end() :]
     elif match and match["component"].strip().lower() in _CONVENTIONAL_TYPES:
         subject = match["rest"]  # "fix: …" is the kind, said by the title's verb or label
-    elif match and " " not in match["component"].strip():
+    elif match and (
+        " " not in match["component"].strip()
+        or (_verb_first(match["rest"], p) and not _verb_first(match["component"], p))
+    ):
+        # "w4a8 dispatch_ffn_combine: support x_active_mask": what changed comes after the colon
         component, subject = match["component"], match["rest"]
     translated = _sync_title(subject, dossier.kind, p)
     if translated is None:
@@ -120,6 +124,12 @@ def title_for(dossier: Dossier, lang: str) -> str:
         effect = _title_symptom(dossier, p, subject)
     title = f"{component}{p.w.colon}{translated}" if component else translated
     return p.finish(title + effect)
+
+
+def _verb_first(text: str, p: Phrases) -> bool:
+    """Whether a clause opens with a verb the phrasebook translates ("support …", "fix …")."""
+    first = text.split(" ", 1)[0].lower()
+    return first in p.book.get("lead_verb", {})
 
 
 # what a sync target may hold: dates (0519), versions (v0.24.0), commits (1f486d9), "commit:"
