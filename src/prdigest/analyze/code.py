@@ -244,7 +244,7 @@ class _SymbolStats:
     lines_changed: int = 0
     via: str = "hunk_header"
     order: int = 0
-    # the changed lines on each side without whitespace: one text when only the layout changed
+    # the changed lines on each side: one text without whitespace when only the layout changed
     removed_lines: list[str] = field(default_factory=list)
     added_lines: list[str] = field(default_factory=list)
 
@@ -419,16 +419,27 @@ def _comment_line(body: str, language: str | None) -> bool:
     return body.startswith(_C_COMMENT) or body == "*"
 
 
+MAX_MAGIC_COMMAS = 3  # trailing commas a formatter adds or drops in one definition's rewrap
+
+
+def _visible(lines: list[str]) -> int:
+    """The characters of lines that are not spaces or tabs."""
+    return sum(len(t) - t.count(" ") - t.count("\t") for t in lines)
+
+
 def _relaid(stats: _SymbolStats) -> bool:
     """Whether a definition's changed lines only moved its line breaks and spaces (a call
     rewrapped by a formatter): the code is what it was. Lines that moved whole, unchanged,
     are no rewrap: the order of statements changed."""
-    old, new = stats.removed_lines, stats.added_lines
-    return (
-        not (stats.added_def or stats.removed_def)
-        and _MAGIC_COMMA.sub("", "".join(old)) == _MAGIC_COMMA.sub("", "".join(new))
-        and sorted(old) != sorted(new)
-    )
+    if stats.added_def or stats.removed_def or not stats.removed_lines or not stats.added_lines:
+        return False
+    if abs(_visible(stats.removed_lines) - _visible(stats.added_lines)) > MAX_MAGIC_COMMAS:
+        return False  # most changes: more or fewer characters than spacing and a comma explain
+    old = ["".join(t.split()) for t in stats.removed_lines]
+    new = ["".join(t.split()) for t in stats.added_lines]
+    return _MAGIC_COMMA.sub("", "".join(old)) == _MAGIC_COMMA.sub("", "".join(new)) and sorted(
+        old
+    ) != sorted(new)
 
 
 def _walk_hunk(
@@ -529,9 +540,7 @@ def _attribute(
         entry = _SymbolStats(target.name, target.kind, parent, order=len(stats))
         stats[(target.name, parent)] = entry
     entry.lines_changed += 1
-    (entry.added_lines if line.kind == ADDED else entry.removed_lines).append(
-        "".join(line.text.split())
-    )
+    (entry.added_lines if line.kind == ADDED else entry.removed_lines).append(line.text)
     if defines:
         if line.kind == ADDED:
             entry.added_def, entry.line, entry.via = True, line.new_no, "pattern"

@@ -305,6 +305,10 @@ def renamed_in_place(patch: ParsedPatch, language: str | None) -> list[tuple[str
         return []
     found: list[tuple[str, str]] = []
     for hunk in patch.hunks:
+        if not any(
+            x.kind == REMOVED and ("def " in x.text or "class " in x.text) for x in hunk.lines
+        ):
+            continue  # no definition line removed here: none renamed (most hunks)
         runs: dict[str, list[str]] = {REMOVED: [], ADDED: []}
         for line in (*hunk.lines, None):
             kind = line.kind if line is not None else CONTEXT
@@ -338,7 +342,10 @@ def _match_in_place(
     moves: Moves,
 ) -> None:
     """Definitions renamed where they stand that no body comparison paired."""
+    paths = {b.path for b in removed}  # a file that removes no definition renames none
     for fact, patch in parsed:
+        if fact.path not in paths:
+            continue
         for old_name, new_name in renamed_in_place(patch, fact.language):
             old = [b for b in removed if (b.path, b.name) == (fact.path, old_name)]
             new = [b for b in added if (b.path, b.name) == (fact.path, new_name)]

@@ -651,13 +651,11 @@ def _removed_test_body(patch: ParsedPatch, name: str) -> str:
     return ""
 
 
-def _uses_deleted(body: str, removed_code: set[str]) -> bool:
-    """Whether a test's text calls or patches a function the PR deletes (``worker.model_runner
-    .profile_cudagraph_memory.assert_called_once_with()``)."""
-    return any(
-        len(name) >= 8 and re.search(rf"\b{re.escape(name)}\b", body) is not None
-        for name in removed_code
-    )
+def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for the names a test's text may call or patch (``worker.model_runner
+    .profile_cudagraph_memory.assert_called_once_with()``); short names say too little."""
+    long = sorted(n for n in names if len(n) >= 8)
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, long))})\b") if long else None
 
 
 _MESSAGE = re.compile(r"\"([^\"\n]{30,})\"|'([^'\n]{30,})'")
@@ -754,13 +752,21 @@ def _tests_deleted(
 
     removed_code: set[str] | None = None  # source definitions the PR deletes
     added_text = ""  # the added lines of the PR's test files
+    refusal_removed = False  # a source file loses a ``raise NotImplementedError``
+    gone_code: re.Pattern[str] | None = None  # deleted definitions not moved or renamed
 
     def replaced(path: str, name: str) -> bool:
         """Replaced by a test of its name, by a test whose name it extends (two tests folded
         into one parametrized ``test_x``: ``test_x_eager_mode`` …), by its moved or renamed
         self, or gone with the code it tested (``test_pad_args`` when ``pad_args`` is deleted)."""
-        nonlocal added_tests, removed_code, added_text
+        nonlocal added_tests, removed_code, added_text, refusal_removed, gone_code
         if added_tests is None:
+            refusal_removed = any(
+                "raise NotImplementedError" in line.text
+                for fact, patch in parsed
+                if fact.role is Role.SOURCE
+                for line in patch.removed()
+            )
             added_text = "\n".join(
                 line.text
                 for fact, patch in parsed
@@ -774,6 +780,9 @@ def _tests_deleted(
                 if "test_" in line.text and (m := _TEST_DEF.match(line.text))
             }
             removed_code = _removed_definitions(parsed)
+            gone_code = _names_pattern(
+                n for n in removed_code if not any(k[2] == n for k in moves.removed)
+            )
         if name in added_tests or moves.replaced(path, name):
             return True
         patch = patches.get(path)
@@ -782,8 +791,7 @@ def _tests_deleted(
             return True  # it pinned a refusal the PR lifts on purpose: nothing left to test
         if any(m in added_text for m in _checked_messages(body)):
             return True  # a new test checks the same message: the check moved there
-        gone_code = {n for n in removed_code or () if not any(k[2] == n for k in moves.removed)}
-        if _uses_deleted(body, gone_code):
+        if gone_code is not None and gone_code.search(body):
             return True  # it exercised code the PR deletes: nothing is left for it to test
         if any(name.startswith(f"{added}_") for added in added_tests):
             return True
@@ -791,12 +799,6 @@ def _tests_deleted(
         return any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code or ())
 
     patches = {fact.path: patch for fact, patch in parsed}
-    refusal_removed = any(
-        "raise NotImplementedError" in line.text
-        for fact, patch in parsed
-        if fact.role is Role.SOURCE
-        for line in patch.removed()
-    )
     # a test module goes with the module it tests (``test_patch_x.py`` with ``patch_x.py``)
     removed_modules = {
         PurePosixPath(f.path).stem for f in files if f.status == "removed" and f.role is Role.SOURCE
