@@ -315,12 +315,12 @@ def _scan_added_lines(
     words = _trigger_words(tuple(env_prefixes))
     # a kernel's ASCEND_IS_AIC is a macro: in C/C++ only a getenv() call reads a variable
     prefixes = () if language_of(parsed.path) == "cpp" else env_prefixes
-    if not _file_may_signal("\n".join(line.text for line in parsed.added()), words):
+    added = list(parsed.added())
+    added_text = "\n".join(line.text for line in added)
+    if not _file_may_signal(added_text, words):
         return
     removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
-    added = list(parsed.added())
-    added_text = "\n".join(line.text for line in added)
     kept = _skip_keys(list(parsed.removed())) if role is Role.TEST else set()
     for index, line in enumerate(added):
         text = line.text
@@ -758,7 +758,9 @@ def _tests_deleted(
     def replaced(path: str, name: str) -> bool:
         """Replaced by a test of its name, by a test whose name it extends (two tests folded
         into one parametrized ``test_x``: ``test_x_eager_mode`` …), by its moved or renamed
-        self, or gone with the code it tested (``test_pad_args`` when ``pad_args`` is deleted)."""
+        self, or gone with the code it tested (``test_pad_args`` when ``pad_args`` is deleted);
+        or, read from its old text, a test that pinned a refusal the PR lifts, whose checked
+        message a new test checks, or that calls code the PR deletes."""
         nonlocal added_tests, removed_code, added_text, refusal_removed, gone_code
         if added_tests is None:
             refusal_removed = any(
@@ -780,23 +782,22 @@ def _tests_deleted(
                 if "test_" in line.text and (m := _TEST_DEF.match(line.text))
             }
             removed_code = _removed_definitions(parsed)
-            gone_code = _names_pattern(
-                n for n in removed_code if not any(k[2] == n for k in moves.removed)
-            )
+            moved_away = {key[2] for key in moves.removed}
+            gone_code = _names_pattern(n for n in removed_code if n not in moved_away)
         if name in added_tests or moves.replaced(path, name):
             return True
-        patch = patches.get(path)
+        if any(name.startswith(f"{added}_") for added in added_tests):
+            return True
+        subject = name.removeprefix("test_")
+        if any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code or ()):
+            return True
+        patch = patches.get(path)  # the test's old text, read only when its name says nothing
         body = _removed_test_body(patch, name) if patch else ""
         if refusal_removed and "NotImplementedError" in body:
             return True  # it pinned a refusal the PR lifts on purpose: nothing left to test
         if any(m in added_text for m in _checked_messages(body)):
             return True  # a new test checks the same message: the check moved there
-        if gone_code is not None and gone_code.search(body):
-            return True  # it exercised code the PR deletes: nothing is left for it to test
-        if any(name.startswith(f"{added}_") for added in added_tests):
-            return True
-        subject = name.removeprefix("test_")
-        return any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code or ())
+        return gone_code is not None and gone_code.search(body) is not None
 
     patches = {fact.path: patch for fact, patch in parsed}
     # a test module goes with the module it tests (``test_patch_x.py`` with ``patch_x.py``)

@@ -148,8 +148,7 @@ def _sync_title(subject: str, kind: Kind, p: Phrases) -> str | None:
     if match is None:
         return None
     rest = re.sub(r"\s*\([^()]{1,60}\)\s*$", "", match.group(1)).strip()  # an aside at the end
-    lead = rest.split(" ", 1)[0].lower()
-    if lead in p.book.get("lead_verb", {}):
+    if _verb_first(rest, p):
         return translate_subject(rest, kind, p)
     tokens = rest.split()
     if tokens and tokens[0].lower() == "vllm":
