@@ -419,3 +419,65 @@ def test_a_call_a_formatter_rewrapped_changes_no_definition() -> None:
         "+    kind = select_method(tokens, config)", "+    kind = pick(tokens, config)"
     )
     assert symbols("pkg/ctx.py", edited)["set_context"][1] == "modified"
+
+
+def _signatures(patch: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    from prdigest.analyze.code import signature_changes
+
+    return signature_changes(parse_patch("m.py", patch))
+
+
+def test_parameters_a_signature_gains_and_loses_are_found_over_several_lines() -> None:
+    patch = (
+        "@@ -10,8 +10,7 @@ def pick(\n"
+        " def pick(\n"
+        "     num_tokens: int,\n"
+        "-    vllm_config: VllmConfig,  # the whole config (only two fields are read)\n"
+        "-    quant_type: str | None = None,\n"
+        "+    ep_size: int,\n"
+        " ) -> Method:\n"
+        "     if num_tokens > 16:\n"
+        "         return Method.MC2\n"
+        "     return Method.ALLGATHER"
+    )
+    assert parse_patch("m.py", patch).error is None
+    assert _signatures(patch) == {"pick": (("ep_size",), ("vllm_config", "quant_type"))}
+    found = extract_symbols(
+        parse_patch("m.py", patch), language="python", in_test=False, status="modified",
+        first_id=1,
+    )  # fmt: skip
+    pick = next(s for s in found if s.name == "pick")
+    assert (pick.parameters_added, pick.parameters_removed) == (
+        ("ep_size",),
+        ("vllm_config", "quant_type"),
+    )
+
+
+def test_a_reformatted_or_unused_marked_signature_changes_no_parameter() -> None:
+    rewrapped = (
+        "@@ -1,3 +1,6 @@\n"
+        "-def load(self, path, *, strict=False):\n"
+        "+def load(\n"
+        "+    self, path, *, strict=False\n"
+        "+):\n"
+        "     return read(path)\n"
+        " x = 1"
+    )
+    assert _signatures(rewrapped) == {}
+    marked = "@@ -1,2 +1,2 @@\n-async def lifespan(app):\n+async def lifespan(_app):\n     yield"
+    assert _signatures(marked) == {}
+
+
+def test_a_name_whose_signature_changes_in_two_hunks_is_not_guessed() -> None:
+    # two classes' `forward` in one file: which change is whose is not said
+    patch = (
+        "@@ -3,2 +3,2 @@ class A:\n"
+        "-    def forward(self, x):\n"
+        "+    def forward(self, x, mask):\n"
+        "         return x\n"
+        "@@ -30,2 +30,2 @@ class B:\n"
+        "-    def forward(self, x, scale):\n"
+        "+    def forward(self, x):\n"
+        "         return x"
+    )
+    assert _signatures(patch) == {}

@@ -1060,3 +1060,25 @@ def test_a_span_whose_brackets_close_before_they_open_is_cut_where_the_lines_par
         "    vec = extract_slice(a, (i, 0), (1, 16 * N_BLOCKS), (16 * N_BLOCKS, 1))",
         "    vec = extract_slice(a, (i, 0), (1, 16 * N_BLOCKS), (EXTRACT_SLICE_STRIDE_1, 1))",
     ) == ("16 * N_BLOCKS", "EXTRACT_SLICE_STRIDE_1")
+
+
+def test_python_builtins_the_tests_use_are_no_names_of_the_change() -> None:
+    source = parse_patch(
+        "pkg/core.py",
+        "@@ -1,2 +1,4 @@\n def load_table(path):\n+    if not path_is_valid(path):\n"
+        "+        raise ValueError(path)\n     return read_rows(path)",
+    )
+    test = parse_patch(
+        "tests/test_core.py",
+        "@@ -0,0 +1,3 @@\n+def test_load_table():\n+    with pytest.raises(ValueError):\n"
+        "+        load_table(path_is_valid)",
+    )
+    ranked, _edits = rank(
+        [(_fact("pkg/core.py"), source), (_fact("tests/test_core.py", Role.TEST), test)],
+        [_symbol("load_table", "pkg/core.py", 1)],
+        [],
+        Context(title="Check the table path", body="", python_carries=True),
+    )
+    names = {x.name: x.reasons for x in ranked}
+    assert "ValueError" not in names
+    assert "tested" in names["path_is_valid"]  # a name of the project's own, used by the test

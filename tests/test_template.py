@@ -1142,3 +1142,63 @@ def test_a_multiword_place_before_a_colon_is_the_component_when_a_verb_follows(
         assert not said.startswith("Refactor balance schedule：")
     else:
         assert said == title
+
+
+def _points_of(files: list[dict[str, object]], body: str = "") -> list[str]:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+
+    from conftest import make_pr
+
+    pr = make_pr(files=files, body=body)
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    return [point.texts[0] for point in focus_points(d, skim, Phrases("zh", 1), Cited())]
+
+
+_RUNNER_PATCH = (
+    "@@ -20,10 +20,8 @@ class Runner:\n"
+    "     def initialize_kv_cache(\n"
+    "         self,\n"
+    "         kv_cache_config,\n"
+    "-        is_profiling: bool = False,\n"
+    "     ) -> None:\n"
+    "-        self.initialize_attn_backend(kv_cache_config, is_profiling=is_profiling)\n"
+    "+        self.initialize_attn_backend(kv_cache_config)\n"
+    "         self.may_reinitialize_input_batch(kv_cache_config)\n"
+    "-        if not is_profiling:\n"
+    "-            self.register_kv_caches(kv_cache_config)\n"
+    "+        self.register_kv_caches(kv_cache_config)\n"
+    "         return None"
+)
+
+
+def test_a_function_that_changed_its_parameters_is_said_with_them() -> None:
+    files = [{"path": "pkg/runner.py", "status": "modified", "additions": 2, "deletions": 4,
+              "patch": _RUNNER_PATCH}]  # fmt: skip
+    said = next(t for t in _points_of(files) if "`initialize_kv_cache`" in t)
+    assert "`initialize_kv_cache`（去掉参数 `is_profiling`）" in said
+
+
+def test_a_class_whose_changed_methods_are_named_is_not_named_beside_them() -> None:
+    # the first hunk's lines sit in a method git shows only as its class (the hunk header)
+    patch = (
+        "@@ -40,2 +40,4 @@ class Runner:\n"
+        "         batch = self.pad(batch)\n"
+        "+        batch = self.sort(batch)\n"
+        "+        batch = self.trim(batch)\n"
+        "         return batch\n"
+        "@@ -80,2 +82,4 @@ class Runner:\n"
+        "     def step(self, batch):\n"
+        "+        self.steps += 1\n"
+        "+        self.log_step(batch)\n"
+        "         return self.model(batch)"
+    )
+    files = [{"path": "pkg/runner.py", "status": "modified", "additions": 4, "deletions": 0,
+              "patch": patch}]  # fmt: skip
+    said = next(t for t in _points_of(files) if "改动的 `step`" in t)
+    assert "`Runner`" not in said
+    # the body talks about the class: then it is named as a changed definition
+    named = " ".join(_points_of(files, body="`Runner` now passes its mode to the model."))
+    assert "改动的 `Runner`（描述点名）" in named

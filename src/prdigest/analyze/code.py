@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -665,6 +666,78 @@ def _moved_under_new_class(
     return out
 
 
+_SIGNATURE_START = re.compile(r"^(?P<indent>\s*)(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
+MAX_SIGNATURE_LINES = 30
+
+
+def _signature_text(lines: list[str], start: int) -> str | None:
+    """The ``def`` that opens on ``lines[start]``, joined on one line up to its colon (None: it
+    does not end within the lines)."""
+    depth, parts = 0, []
+    for text in lines[start : start + MAX_SIGNATURE_LINES]:
+        text = code_part(text)  # a comment would swallow the rest of the joined signature
+        parts.append(text.strip())
+        depth += bracket_depth(text)
+        if depth <= 0 and text.rstrip().endswith(":"):
+            return " ".join(parts)
+    return None
+
+
+def _parameters(signature: str) -> tuple[str, ...] | None:
+    """The parameter names of a joined ``def`` line (None: it does not parse)."""
+    try:
+        node = ast.parse(signature + " pass").body[0]
+    except SyntaxError:
+        return None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    a = node.args
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    names += [f"*{a.vararg.arg}"] if a.vararg else []
+    names += [f"**{a.kwarg.arg}"] if a.kwarg else []
+    return tuple(n for n in names if n not in ("self", "cls"))
+
+
+def _signatures(lines: list[str]) -> dict[str, str | None]:
+    """Each ``def`` of one side of a hunk by name (None: defined twice there, or unfinished)."""
+    found: dict[str, str | None] = {}
+    for index, text in enumerate(lines):
+        match = _SIGNATURE_START.match(text) if "def " in text else None
+        if match:
+            name = match["name"]
+            found[name] = None if name in found else _signature_text(lines, index)
+    return found
+
+
+def _only_marked_unused(added: tuple[str, ...], removed: tuple[str, ...]) -> bool:
+    """``app`` → ``_app``: one parameter marked unused, the same parameter."""
+    return len(added) == len(removed) == 1 and added[0].lstrip("_") == removed[0].lstrip("_")
+
+
+def signature_changes(parsed: ParsedPatch) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Python functions whose parameters a hunk changes, by name: (added, removed). Only a
+    signature the hunk shows whole on both sides, of a name defined once in the file's hunks."""
+    changes: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
+    for hunk in parsed.hunks:
+        if not any("def " in line.text for line in hunk.lines):
+            continue
+        old = [line.text for line in hunk.lines if line.kind != ADDED]
+        new = [line.text for line in hunk.lines if line.kind != REMOVED]
+        before, after = _signatures(old), _signatures(new)
+        for name in before.keys() & after.keys():
+            old_text, new_text = before[name], after[name]
+            if old_text is None or new_text is None or old_text == new_text:
+                continue  # most hunks show a def they do not change: nothing is parsed
+            a, b = _parameters(old_text), _parameters(new_text)
+            if a is None or b is None or a == b:
+                continue  # a reformatted signature
+            change = (tuple(x for x in b if x not in a), tuple(x for x in a if x not in b))
+            if _only_marked_unused(*change):
+                continue
+            changes[name] = None if name in changes else change
+    return {name: change for name, change in changes.items() if change and any(change)}
+
+
 def extract_symbols(
     parsed: ParsedPatch, *, language: str | None, in_test: bool, status: str, first_id: int
 ) -> list[SymbolFact]:
@@ -682,6 +755,8 @@ def extract_symbols(
         for hunk in parsed.hunks:
             _walk_hunk(hunk, language, stats, gone)
         collected = [s for s in _moved_under_new_class(stats, gone) if not _relaid(s)]
+    signatures = signature_changes(parsed) if language == "python" else {}
+    defined = Counter(item.name for item in collected)
     facts = []
     for offset, item in enumerate(collected):
         if item.added_def and not item.removed_def:
@@ -690,6 +765,11 @@ def extract_symbols(
             change = "removed"
         else:
             change = "modified"
+        added, removed = (
+            signatures.get(item.name, ((), ()))
+            if change == "modified" and defined[item.name] == 1
+            else ((), ())
+        )
         facts.append(
             SymbolFact(
                 id=f"s{first_id + offset}",
@@ -704,6 +784,8 @@ def extract_symbols(
                 in_test=in_test,
                 lines_changed=item.lines_changed,
                 parent=item.parent,
+                parameters_added=added,
+                parameters_removed=removed,
             )
         )
     return facts

@@ -17,6 +17,7 @@ in words the code backs. The weights are judgement, kept in one table.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import keyword
 import math
@@ -165,12 +166,20 @@ class _Name:
     files: set[str] = field(default_factory=set)
 
 
+_BUILTINS = frozenset(dir(builtins))  # `ValueError`, `isinstance`: Python's, not the change's
+
+
 def _distinct(name: str) -> bool:
-    """A name that says something: not a keyword or a common word, snake, camel or CONSTANT,
-    or a call on a module alias."""
+    """A name that says something: not a keyword, a builtin or a common word; snake, camel or
+    CONSTANT, or a call on a module alias."""
     if "." in name:
         return len(name.rsplit(".", 1)[-1]) >= 2
-    return len(name) >= 4 and name not in _COMMON and bool(_DISTINCT.search(name))
+    return (
+        len(name) >= 4
+        and name not in _COMMON
+        and name not in _BUILTINS
+        and bool(_DISTINCT.search(name))
+    )
 
 
 # the same few thousand names recur on every line: each judged once

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/52"
+ANALYZER_VERSION = "analyze/53"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -194,6 +194,9 @@ class SymbolFact(Fact):
     moved_to: str | None = None  # the path it is defined in now
     renamed_to: str | None = None  # the name it has now
     reworked: bool = False  # moved or renamed, and its body rewritten on the way
+    # a modified function's signature, where the diff shows it whole on both sides
+    parameters_added: tuple[str, ...] = ()
+    parameters_removed: tuple[str, ...] = ()
 
     @property
     def relocated(self) -> bool:

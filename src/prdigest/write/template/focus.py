@@ -110,6 +110,28 @@ def _reason_tag(name: str, d: Dossier, p: Phrases) -> str:
     return p.w.paren[0] + p.get("reason", reason, files=fact.files) + p.w.paren[1]
 
 
+MAX_PARAMETERS = 3  # more than that is a new signature: the names would crowd the point
+
+
+def _signature_changed(s: SymbolFact) -> bool:
+    return 0 < len(s.parameters_added) + len(s.parameters_removed) <= MAX_PARAMETERS
+
+
+def _signature_tag(s: SymbolFact, p: Phrases, cited: Cited) -> str:
+    """How a modified function's parameters changed, in parentheses ("" when they did not, or
+    when too many changed to list)."""
+    if not _signature_changed(s):
+        return ""
+    added, removed = s.parameters_added, s.parameters_removed
+    said_added = p.listing([cited.name(x, s.path, s.line) for x in added])
+    said_removed = p.listing([cited.name(x, s.path, None) for x in removed])
+    if added and removed:
+        text = p.get("signature", "both", added=said_added, removed=said_removed)
+    else:
+        text = p.get("signature", "added" if added else "removed", names=said_added or said_removed)
+    return p.w.paren[0] + text + p.w.paren[1]
+
+
 def _overrides(s: SymbolFact, d: Dossier) -> bool:
     """A method a class gains whose name another class of its file also defines in this diff
     (a subclass override, or the base's): new in its class, not new in the file."""
@@ -161,6 +183,21 @@ def _change_of(
     return s.change, {}
 
 
+_CLASS_WORTH_NAMING = ("in_title", "in_body", "extension_point")
+
+
+def _said_by_its_methods(s: SymbolFact, group: list[SymbolFact], d: Dossier) -> bool:
+    """A changed class whose changed methods are named too: the methods say where, the class
+    adds only its name (unless the title or body talks about the class, or it is a base to
+    extend)."""
+    if s.kind not in ("class", "struct") or s.change != "modified":
+        return False
+    if not any(x.parent == s.name and x.change != "removed" for x in group):
+        return False
+    fact = next((x for x in d.salient if x.symbol == s.id), None)
+    return not (fact and any(r in _CLASS_WORTH_NAMING for r in fact.reasons))
+
+
 def _symbol_point(
     group: list[SymbolFact],
     d: Dossier,
@@ -171,6 +208,7 @@ def _symbol_point(
     group = [s for s in group if s.name not in cited.refs]  # named by an earlier point
     added_classes = {s.name for s in group if s.kind in ("class", "struct") and s.change == "added"}
     group = [s for s in group if s.parent not in added_classes]
+    group = [s for s in group if not _said_by_its_methods(s, group, d)]
     # `C` 的 `forward` names the class already: `C` is not said again beside it
     said_with_method = {s.parent for s in group if s.name in GENERIC_NAMES and s.parent}
     group = [
@@ -196,9 +234,10 @@ def _symbol_text(
     for s in group:
         cited.fact(s.id)
         owner, shown = _symbol_name(s, d, p, cited)
-        tag = "" if tagged else _reason_tag(s.name, d, p)
+        signature = _signature_tag(s, p, cited)
+        tag = "" if tagged or signature else _reason_tag(s.name, d, p)
         tagged = tagged or bool(tag)
-        shown += tag
+        shown += signature or tag
         change, extra = _change_of(s, p, cited, names)
         if not any((owner, shown) in items for items in by_change.values()):  # said once
             by_change.setdefault((change, tuple(extra.items())), []).append((owner, shown))
