@@ -1082,3 +1082,43 @@ def test_python_builtins_the_tests_use_are_no_names_of_the_change() -> None:
     names = {x.name: x.reasons for x in ranked}
     assert "ValueError" not in names
     assert "tested" in names["path_is_valid"]  # a name of the project's own, used by the test
+
+
+def test_a_raise_without_a_condition_is_placed_in_its_function_or_class() -> None:
+    from prdigest.analyze.design import detect
+    from prdigest.core.models import DesignFact
+    from prdigest.write.template.phrases import Cited, Phrases
+    from prdigest.write.template.why import design_text
+
+    # the assert sits in a method git shows only by its class (the hunk header)
+    config = parse_patch(
+        "pkg/config.py",
+        "@@ -166,2 +166,3 @@ class AscendConfig:\n"
+        "             ascend_envs.ENABLE_FUSED_MC2,\n"
+        "         )\n"
+        '+        assert self.enable_fused_mc2 in (0, 1), f"got {self.enable_fused_mc2}"',
+    )
+    method = parse_patch(
+        "pkg/table.py",
+        "@@ -1,2 +1,3 @@\n def load_table(path):\n+    raise ValueError(path)\n     return path",
+    )
+    top = parse_patch("pkg/top.py", "@@ -1,1 +1,2 @@\n import os\n+raise RuntimeError('npu')")
+    dunder = parse_patch(
+        "pkg/sched.py",
+        "@@ -1,3 +1,5 @@\n class SchedulerConfig:\n     def __init__(self, wait_ms):\n"
+        "+        if wait_ms is None:\n+            raise ValueError(wait_ms)\n"
+        "         self.wait_ms = wait_ms",
+    )
+    found = detect([(_fact(p.path), p) for p in (config, method, top)])
+    found += detect([(_fact(dunder.path), dunder)])  # a pattern is found a few times per PR
+    scopes = {x.path: x.scope for x in found if isinstance(x, DesignFact)}
+    assert scopes == {
+        "pkg/config.py": "AscendConfig",
+        "pkg/table.py": "load_table",
+        "pkg/top.py": "",  # at module level it is said without a place
+        "pkg/sched.py": "SchedulerConfig",  # `__init__` says less than its class
+    }
+    said = design_text(
+        next(x for x in found if x.scope == "AscendConfig"), Phrases("zh", 1), Cited()
+    )
+    assert said.startswith("`AscendConfig` ") and "`assert self.enable_fused_mc2 in (0, 1)`" in said

@@ -176,19 +176,48 @@ def scope_of(hunk: Hunk, at: int) -> str:
     """The function line ``at`` of a hunk sits in (on that line's side of the diff): the
     nearest ``def`` above it with less indentation, else the one git names in the hunk
     header; "" at module level or in a class body."""
+    return _enclosing(hunk, at, ("function", "method"), stop=("class",))
+
+
+def class_of(hunk: Hunk, at: int) -> str:
+    """The class line ``at`` of a hunk sits in, through the functions it sits in ("" when
+    the hunk does not show it)."""
+    return _enclosing(hunk, at, ("class",), stop=())
+
+
+def _enclosing(hunk: Hunk, at: int, kinds: tuple[str, ...], stop: tuple[str, ...]) -> str:
+    """The nearest definition of ``kinds`` around line ``at`` ("" at module level, or at a
+    definition of ``stop`` first)."""
     side, indent = hunk.lines[at].kind, _indent(hunk.lines[at].text)
     for line in reversed(hunk.lines[:at]):
         text = line.text
         if line.kind not in (side, CONTEXT) or not text.strip() or _indent(text) >= indent:
             continue
         definition = definition_in(text, "python")
-        if definition is not None:
-            return definition.name if definition.kind in ("function", "method") else ""
+        if definition is not None and definition.kind in kinds:
+            return definition.name
+        if definition is not None and definition.kind in stop:
+            return ""
         indent = _indent(text)
         if indent == 0:
             return ""
     opened = header_definition(hunk.header, "python")
-    return opened.name if opened is not None and opened.kind in ("function", "method") else ""
+    return opened.name if opened is not None and opened.kind in kinds else ""
+
+
+def _scope(pattern: str, hunk: Hunk, at: int, guard: str) -> str:
+    """Where a raise is said to sit: the function its condition holds in, or, for a raise
+    without a condition, the function or class that gains it (``AscendConfig`` 中新增 …)."""
+    if pattern not in GUARDED:
+        return ""
+    if not guard and pattern != "fail_closed":
+        return ""  # a removed refusal without its condition is said without a place
+    function = scope_of(hunk, at)
+    if guard and not function:
+        return ""  # the condition holds in no function the hunk shows
+    if function and not function.startswith("__"):
+        return function
+    return class_of(hunk, at)  # `__init__` says less than its class
 
 
 def _sides(patch: ParsedPatch) -> dict[str, str]:
@@ -291,7 +320,7 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             net=_net(match.group(0), pattern.side, sides)
                             and not _not_a_host_sync(pattern.id, line.text, match.start()),
                             guard=said,
-                            scope=scope_of(hunk, at) if said else "",
+                            scope=_scope(pattern.id, hunk, at, said),
                         )
                     )
                     counts[pattern.id] = counts.get(pattern.id, 0) + 1

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/53"
+ANALYZER_VERSION = "analyze/54"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -262,7 +262,9 @@ class DesignFact(Fact):
     in_test: bool = False
     net: bool = True  # not also on the other side of the file's patch (code that only moved)
     guard: str = ""  # the one-line ``if`` condition whose body the code is, verbatim (raises)
-    scope: str = ""  # the function a guarded raise sits in: its condition holds there
+    # the function a guarded raise sits in (its condition holds there); for a raise without a
+    # condition the function or, outside one, the class it sits in: where it is added
+    scope: str = ""
 
 
 class EditFact(Fact):

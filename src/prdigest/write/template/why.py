@@ -210,7 +210,7 @@ def _design_key(fact: DesignFact) -> str:
         return "event_test" if fact.in_test else "event"
     if fact.guard:
         return f"{fact.pattern}_guard" + ("_in" if fact.scope else "")
-    return fact.pattern
+    return fact.pattern + ("_in" if fact.scope else "")
 
 
 def design_text(fact: DesignFact, p: Phrases, cited: Cited) -> str:
