@@ -1122,3 +1122,109 @@ def test_a_raise_without_a_condition_is_placed_in_its_function_or_class() -> Non
         next(x for x in found if x.scope == "AscendConfig"), Phrases("zh", 1), Cited()
     )
     assert said.startswith("`AscendConfig` ") and "`assert self.enable_fused_mc2 in (0, 1)`" in said
+
+
+def _edit_pairs(path: str, patch: str, language: str = "python") -> list[tuple[str, str]]:
+    parsed = parse_patch(path, patch)
+    assert parsed.error is None
+    context = Context(title="t", body="", python_carries=language == "python")
+    edits = rank([(_fact(path, language=language), parsed)], [], [], context)[1]
+    return [(e.before, e.after) for e in edits]
+
+
+def test_the_end_of_one_function_aligned_with_a_new_one_is_no_edit() -> None:
+    # git aligns `store_mask`'s old tail with the new helper above the re-added `store_mask`
+    patch = (
+        "@@ -10,5 +10,8 @@ class Coordinator:\n"
+        "-    def store_mask(self, chunks):\n"
+        "+    def _reachable_masks(self, chunks):\n"
+        "         masks = []\n"
+        "         for chunk in chunks:\n"
+        "-            masks.append(chunk.mask)\n"
+        "-        return tuple(masks)\n"
+        "+            masks.append((chunk.size, chunk.mask))\n"
+        "+        return masks\n"
+        "+\n"
+        "+    def store_mask(self, chunks):\n"
+        "+        return tuple(mask for _size, mask in self._reachable_masks(chunks))"
+    )
+    assert ("tuple(masks)", "masks") not in _edit_pairs("pkg/coordinator.py", patch)
+    # a function renamed where it stands keeps its edits
+    renamed = (
+        "@@ -10,2 +10,2 @@ class Coordinator:\n"
+        "-    def store_masks(self, chunks):\n"
+        "+    def store_mask(self, chunks):\n"
+        "-        return tuple(chunks.masks)\n"
+        "+        return list(chunks.masks)"
+    )
+    assert _edit_pairs("pkg/coordinator.py", renamed) == [("tuple", "list")]
+
+
+def test_a_span_another_new_line_still_says_was_not_replaced() -> None:
+    # `normResUb` stays, on the line above; `originSliceInfo` is a parameter added beside it
+    patch = (
+        "@@ -1293,4 +1314,5 @@ void CompressorBlockVector<COMP>::Run() {\n"
+        " template <typename COMP>\n"
+        "-__aicore__ inline void CompressorBlockVectorPerf<COMP>::CalRope(const LocalTensor<X_T> &outputUb,\n"
+        "-                                                                const LocalTensor<T> &normResUb, uint32_t dealRowCount)\n"
+        "+__aicore__ inline void CompressorBlockVector<COMP>::CalRope(const LocalTensor<X_T> &outputUb,\n"
+        "+                                                            const LocalTensor<T> &normResUb,\n"
+        "+                                                            const Vec2SliceInfo &originSliceInfo, uint32_t dealRowCount)\n"
+        " {"
+    )  # fmt: skip
+    pairs = _edit_pairs("csrc/compressor_block_vec.h", patch, language="cpp")
+    assert not any("normResUb" in before for before, _after in pairs)
+
+
+def test_an_expression_hoisted_into_the_new_name_is_still_its_edit() -> None:
+    patch = (
+        "@@ -5,2 +5,3 @@ def transfer(self, prompt_len):\n"
+        "-    blocks = math.ceil(prompt_len / self.block_size)\n"
+        "+    group_token_len = prompt_len // self.ratio\n"
+        "+    blocks = math.ceil(group_token_len / self.block_size)\n"
+        "     return blocks"
+    )
+    assert _edit_pairs("pkg/transfer.py", patch) == [("prompt_len", "group_token_len")]
+    # a longer name that holds the old one is no sign that it stayed
+    inside = (
+        "@@ -5,2 +5,3 @@ def patch_all():\n"
+        "-    utils.memcpy = batch_memcpy\n"
+        "+    utils.memcpy = batch_memcpy_fast\n"
+        "+    register(_can_launch_batch_memcpy_fast())\n"
+        " x = 1"
+    )
+    assert _edit_pairs("pkg/patching.py", inside) == [("batch_memcpy", "batch_memcpy_fast")]
+
+
+def test_a_name_used_again_in_other_new_code_was_still_replaced_where_the_edit_is() -> None:
+    patch = (
+        "@@ -5,2 +5,4 @@ def blockwise(probs, draft_token_ids):\n"
+        "-    scalar = probs[indices, draft_token_ids]\n"
+        "+    valid_draft_mask = draft_token_ids != PLACEHOLDER_TOKEN_ID\n"
+        "+    safe_draft_token_ids = draft_token_ids.masked_fill(~valid_draft_mask, 0)\n"
+        "+    scalar = probs[indices, safe_draft_token_ids]\n"
+        "     return scalar"
+    )
+    assert _edit_pairs("pkg/sampler.py", patch) == [("draft_token_ids", "safe_draft_token_ids")]
+
+
+def test_lines_placed_only_in_their_class_are_no_edit_across_the_file() -> None:
+    # the hunk headers name the class: the two lines may sit in two of its methods
+    patch = (
+        "@@ -509,4 +509,2 @@ class AscendAttentionBackendImpl(AttentionImpl):\n"
+        "                     graph_params.update(param)\n"
+        "-                    sparse_mode = 3\n"
+        "-                    pre_tokens = SWA_INT_MAX\n"
+        "                     next_tokens = 0\n"
+        "@@ -940,2 +938,6 @@ class AscendAttentionBackendImpl(AttentionImpl):\n"
+        "             )\n"
+        "+        elif self.sliding_window is not None:\n"
+        "+            out = torch_npu.npu_fused_infer_attention_score(\n"
+        "+                query,\n"
+        "+                sparse_mode=4,\n"
+        "             return out"
+    )
+    assert _edit_pairs("pkg/attention_v1.py", patch) == []
+    # near where the old line now stands, the edit is read as the class's
+    near = patch.replace("@@ -940,2 +938,6 @@", "@@ -520,2 +518,6 @@")
+    assert _edit_pairs("pkg/attention_v1.py", near) == [("sparse_mode = 3", "sparse_mode=4")]

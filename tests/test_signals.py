@@ -440,6 +440,26 @@ def test_a_skip_the_patch_only_reformats_is_no_new_skip(vllm_preset: Preset) -> 
     assert found[SignalKind.SKIP_ADDED] == ["@pytest.mark.skip"]
 
 
+def test_a_skip_whose_reason_is_context_is_read_whole_on_both_sides(vllm_preset: Preset) -> None:
+    # only the trailing spaces of the decorator's first line changed; its reason is context
+    patch = (
+        "@@ -10,5 +10,5 @@ def create_test_data():\n"
+        "-@pytest.mark.skip(    \n"
+        "+@pytest.mark.skip(\n"
+        '     reason="The test case failed and took one hour, to be fixed after the holiday."\n'
+        " )\n"
+        " def test_penalty():\n"
+        "     run()\n"
+        "@@ -40,2 +40,2 @@ def test_penalty():\n"
+        "-    expected = [1, 2]  \n"
+        "+    expected = [1, 2, 3]\n"
+        "     assert_close(out, expected)"
+    )
+    file = {"path": "tests/test_penalty.py", "status": "modified", "additions": 2,
+            "deletions": 2, "patch": patch}  # fmt: skip
+    assert SignalKind.SKIP_ADDED not in signals(vllm_preset, files=[file])
+
+
 def test_a_test_of_a_refusal_the_pr_lifts_is_no_lost_coverage(vllm_preset: Preset) -> None:
     source = file_patch(
         "vllm/pooling.py",

@@ -33,6 +33,7 @@ from prdigest.analyze.code import (
     deleted_definitions,
     header_definition,
 )
+from prdigest.analyze.moves import NAME_ALIKE
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
     EditFact,
@@ -643,6 +644,7 @@ def _edits(
         # line (a parameter moved up its list beside one deleted is no rename of the deleted)
         removed_texts = {_as_if(x.text.strip()) for x in patch.removed()}
         added_texts = {_as_if(x.text.strip()) for x in patch.added()}
+        in_block = _LazyOwners(fact, patch)
         for hunk in patch.hunks:
             removed: list[DiffLine] = []
             added: list[DiffLine] = []
@@ -666,7 +668,9 @@ def _edits(
                     ]
                     if _values_replaced(olds, news):
                         olds, news = [], []  # left out of the file-wide pairing too
-                    pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6)
+                    pairs, old_rest, new_rest = _pair(
+                        fact, olds, news, 0.6, in_block if olds and news else None
+                    )
                     found += pairs
                     # across the file only code that moved: from a block that mostly removes,
                     # to one that mostly adds (a block that replaces its lines one for one has
@@ -732,15 +736,116 @@ def _rewrapped(old: str, new: str) -> bool:
     return wrapped and len(long) > len(short) >= 1 and set(short) <= set(long)
 
 
+class _LazyOwners:
+    """Whether a removed and an added line of one block sit in the same definition of a Python
+    file, or in two of alike names (a function renamed where it stands): the diff may align the
+    end of one function with the start of the next (``return tuple(masks)`` of ``store_mask``
+    with ``return masks`` of the new ``_reachable_masks`` above it). The owners are read once,
+    when a block first has lines to pair."""
+
+    def __init__(self, fact: FileFact, patch: ParsedPatch) -> None:
+        self.fact, self.patch = fact, patch
+        self.sides: tuple[dict[int, str], dict[int, str]] | None = None
+
+    def __call__(self, old: DiffLine, new: DiffLine) -> bool:
+        if self.fact.language != "python":
+            return True
+        if self.sides is None:
+            self.sides = (
+                _python_owners(self.patch, {}, REMOVED),
+                _python_owners(self.patch, {}, ADDED),
+            )
+        a = self.sides[0].get(old.old_no or -1)
+        b = self.sides[1].get(new.new_no or -1)
+        return a is None or b is None or a == b or _alike_names(a, b)
+
+
+KEPT_SPAN = 10  # a shorter old span may well recur in other new code on its own
+_LINE_ENDS = " \t,;(){}"
+
+
+def _still_there(before: str, news: list[DiffLine], partner: int) -> bool:
+    """Whether the old span went to an added line of its own in the block (a parameter put on
+    the line above the one it was paired with, ``const LocalTensor<T> &normResUb,``): then it
+    was kept, not replaced. A name used again in other new code was still replaced where the
+    edit is."""
+    if len(before) < KEPT_SPAN:
+        return False
+    for i, x in enumerate(news):
+        core = x.text.strip(_LINE_ENDS).removeprefix("const ")
+        if i != partner and len(core) <= len(before) + 8 and _span_at(core, before) >= 0:
+            return True
+    return False
+
+
+def _span_at(text: str, span: str) -> int:
+    """Where ``span`` stands in ``text`` as a whole (not inside a longer name), or -1."""
+    at = text.find(span)
+    while at >= 0:
+        end = at + len(span)
+        cut_before = at and _word_char(span[0]) and _word_char(text[at - 1])
+        cut_after = end < len(text) and _word_char(span[-1]) and _word_char(text[end])
+        if not (cut_before or cut_after):
+            return at
+        at = text.find(span, at + 1)
+    return -1
+
+
+def _alike_names(a: str, b: str) -> bool:
+    return SequenceMatcher(None, a.lower(), b.lower()).ratio() >= NAME_ALIKE
+
+
 def _same_owner(fact: FileFact, patch: ParsedPatch) -> Callable[[DiffLine, DiffLine], bool]:
     """Whether a removed line and an added one sit in the same definition of a Python file: a
     line moved from one function into another and changed on the way is that function's new
-    code, not an edit made in it ("X 里把 a 改为 b" would say X had a)."""
+    code, not an edit made in it ("X 里把 a 改为 b" would say X had a). Two lines that hunk
+    headers place only in their class may sit in two of its methods: they pair only when the
+    new line stands near where the old one would now be (``sparse_mode = 3`` of one loop and
+    ``sparse_mode=4,`` of a new branch 400 lines on are no edit)."""
     if fact.language != "python":
         return lambda _old, _new: True
     old_side = _python_owners(patch, {}, REMOVED)
     new_side = _python_owners(patch, {}, ADDED)
-    return lambda old, new: old_side.get(old.old_no or -1) == new_side.get(new.new_no or -1)
+    classes = _class_names(patch)
+    now_at = _new_positions(patch)
+
+    def same(old: DiffLine, new: DiffLine) -> bool:
+        owner = old_side.get(old.old_no or -1)
+        if owner != new_side.get(new.new_no or -1):
+            return False
+        if owner not in classes:
+            return True
+        moved = abs((new.new_no or 0) - now_at.get(old.old_no or -1, 0))
+        return moved <= MAX_CLASS_MOVE
+
+    return same
+
+
+MAX_CLASS_MOVE = 100  # lines: farther, a class's line is likely in another of its methods
+
+
+def _new_positions(patch: ParsedPatch) -> dict[int, int]:
+    """For each removed line, the new-side line number where it stood."""
+    at: dict[int, int] = {}
+    for hunk in patch.hunks:
+        position = hunk.new_start
+        for line in hunk.lines:
+            if line.kind == REMOVED and line.old_no is not None:
+                at[line.old_no] = position
+            elif line.new_no is not None:
+                position = line.new_no + 1
+    return at
+
+
+def _class_names(patch: ParsedPatch) -> set[str]:
+    """The classes a Python patch shows, in its lines or its hunk headers."""
+    names = set()
+    for hunk in patch.hunks:
+        for text in (hunk.header, *(line.text for line in hunk.lines if "class " in line.text)):
+            found = definition_in(text, "python")
+            if found is not None and found.kind == "class":
+                names.add(found.name)
+    return names
 
 
 def _pair(
@@ -812,7 +917,7 @@ def _pair(
             continue
         new = news[partner[position]]
         edit = edit_of(old.text, new.text, python=fact.language == "python")
-        if edit is not None:
+        if edit is not None and not _still_there(edit[0], news, partner[position]):
             out.append((fact, new, *edit))
     return out, unpaired, [x for i, x in enumerate(news) if i not in used]
 

@@ -138,10 +138,18 @@ def _skip_key(lines: Sequence[DiffLine], index: int, skip: re.Match[str]) -> str
     return re.sub(r"\W+", "", call)
 
 
-def _skip_keys(removed: list[DiffLine]) -> set[str]:
+def _skip_keys(old_side: list[DiffLine]) -> set[str]:
+    """The skips the patch removes, each read on the old side (its reason may be context)."""
     return {
-        _skip_key(removed, i, m) for i, line in enumerate(removed) if (m := _SKIP.search(line.text))
+        _skip_key(old_side, i, m)
+        for i, line in enumerate(old_side)
+        if line.kind == REMOVED and (m := _SKIP.search(line.text))
     }
+
+
+def _side(parsed: ParsedPatch, kind: str) -> list[DiffLine]:
+    """One side of the patch in order: its lines of ``kind`` with the context between them."""
+    return [line for hunk in parsed.hunks for line in hunk.lines if line.kind in (kind, CONTEXT)]
 
 
 def _kept_skip(lines: Sequence[DiffLine], index: int, skip: re.Match[str], kept: set[str]) -> bool:
@@ -321,8 +329,11 @@ def _scan_added_lines(
         return
     removed_text = "\n".join(line.text for line in parsed.removed())
     pending_except: tuple[str, int | None] | None = None
-    kept = _skip_keys(list(parsed.removed())) if role is Role.TEST else set()
-    for index, line in enumerate(added):
+    skips = role is Role.TEST and _SKIP.search(added_text) is not None
+    kept = _skip_keys(_side(parsed, REMOVED)) if skips else set()
+    new_side = _side(parsed, ADDED) if skips else []
+    at_new = {line.new_no: i for i, line in enumerate(new_side)}
+    for line in added:
         text = line.text
         if pending_except is None and not _may_signal(text, words):
             continue  # most lines can trigger nothing; one search rules them out
@@ -337,8 +348,13 @@ def _scan_added_lines(
             out.add(
                 SignalKind.TODO, detail, path=parsed.path, line=line.new_no, owner=todo["owner"]
             )
-        skip = _SKIP.search(text) if role is Role.TEST else None
-        if skip and _parks_a_test(added, index, skip) and not _kept_skip(added, index, skip, kept):
+        skip = _SKIP.search(text) if skips else None
+        here = at_new.get(line.new_no, 0)
+        if (
+            skip
+            and _parks_a_test(new_side, here, skip)
+            and not _kept_skip(new_side, here, skip, kept)
+        ):
             out.add(
                 SignalKind.SKIP_ADDED, skip.group(0).rstrip("("), path=parsed.path, line=line.new_no
             )
