@@ -698,15 +698,42 @@ def _parameters(signature: str) -> tuple[str, ...] | None:
     return tuple(n for n in names if n not in ("self", "cls"))
 
 
-def _signatures(lines: list[str]) -> dict[str, str | None]:
-    """Each ``def`` of one side of a hunk by name (None: defined twice there, or unfinished)."""
-    found: dict[str, str | None] = {}
+def _def_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """Where each ``def`` of one side of a hunk opens, with its name."""
+    found = []
     for index, text in enumerate(lines):
         match = _SIGNATURE_START.match(text) if "def " in text else None
         if match:
-            name = match["name"]
+            found.append((index, match["name"]))
+    return found
+
+
+def _signatures(
+    lines: list[str], defs: list[tuple[int, str]], names: set[str]
+) -> dict[str, str | None]:
+    """The signatures of ``names`` on one side of a hunk (None: defined twice there, or
+    unfinished)."""
+    found: dict[str, str | None] = {}
+    for index, name in defs:
+        if name in names:
             found[name] = None if name in found else _signature_text(lines, index)
     return found
+
+
+def _touches_a_signature(lines: tuple[DiffLine, ...]) -> bool:
+    """Whether a changed line of the hunk is part of a ``def``'s signature."""
+    for index, line in enumerate(lines):
+        if "def " not in line.text or not _SIGNATURE_START.match(line.text):
+            continue
+        depth = 0
+        for part in lines[index : index + MAX_SIGNATURE_LINES]:
+            if part.kind != CONTEXT:
+                return True
+            text = code_part(part.text)
+            depth += bracket_depth(text)
+            if depth <= 0 and text.rstrip().endswith(":"):
+                break
+    return False
 
 
 def _only_marked_unused(added: tuple[str, ...], removed: tuple[str, ...]) -> bool:
@@ -719,15 +746,19 @@ def signature_changes(parsed: ParsedPatch) -> dict[str, tuple[tuple[str, ...], t
     signature the hunk shows whole on both sides, of a name defined once in the file's hunks."""
     changes: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
     for hunk in parsed.hunks:
-        if not any("def " in line.text for line in hunk.lines):
-            continue
+        if not _touches_a_signature(hunk.lines):
+            continue  # most hunks show a def only as context: nothing is parsed
         old = [line.text for line in hunk.lines if line.kind != ADDED]
         new = [line.text for line in hunk.lines if line.kind != REMOVED]
-        before, after = _signatures(old), _signatures(new)
-        for name in before.keys() & after.keys():
+        old_defs, new_defs = _def_lines(old), _def_lines(new)
+        both = {name for _, name in old_defs} & {name for _, name in new_defs}
+        if not both:
+            continue  # a new or a deleted function: no signature of it changed
+        before, after = _signatures(old, old_defs, both), _signatures(new, new_defs, both)
+        for name in both:
             old_text, new_text = before[name], after[name]
             if old_text is None or new_text is None or old_text == new_text:
-                continue  # most hunks show a def they do not change: nothing is parsed
+                continue
             a, b = _parameters(old_text), _parameters(new_text)
             if a is None or b is None or a == b:
                 continue  # a reformatted signature
@@ -765,10 +796,12 @@ def extract_symbols(
             change = "removed"
         else:
             change = "modified"
-        added, removed = (
-            signatures.get(item.name, ((), ()))
-            if change == "modified" and defined[item.name] == 1
-            else ((), ())
+        signature = signatures.get(item.name) if defined[item.name] == 1 else None
+        # given only when there: a field passed is a field validated, for every symbol
+        parameters = (
+            {"parameters_added": signature[0], "parameters_removed": signature[1]}
+            if signature and change == "modified"
+            else {}
         )
         facts.append(
             SymbolFact(
@@ -784,8 +817,7 @@ def extract_symbols(
                 in_test=in_test,
                 lines_changed=item.lines_changed,
                 parent=item.parent,
-                parameters_added=added,
-                parameters_removed=removed,
+                **parameters,
             )
         )
     return facts
