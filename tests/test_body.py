@@ -144,6 +144,16 @@ def test_before_after_figures_and_user_facing_changes() -> None:
     ) == ("", False)
 
 
+def test_a_series_of_three_figures_is_no_before_and_after() -> None:
+    from prdigest.analyze.body import extract_comparisons, extract_sections
+
+    body = "### Test\nOver three runs the prefix cache hit rate 0% -> 40.3% -> 53.7%.\n"
+    assert extract_comparisons(body, extract_sections(body)) == []
+    two = "### Test\nprefix cache hit rate 0% -> 40.3%.\n"
+    [found] = extract_comparisons(two, extract_sections(two))
+    assert (found.before, found.after) == ("0%", "40.3%")
+
+
 def test_a_section_that_says_nothing_breaks_is_no_breaking_change() -> None:
     from prdigest.analyze.body import extract_sections, user_facing_of
 

@@ -173,6 +173,7 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "修复图 padding 的无效的本地序列长度",
         ),
         ("Remove weight prefetch config", "refactor", "移除权重 prefetch 配置"),
+        ("bug fix for mega_moe", "fix", "修复 mega_moe 的问题"),  # not 修复 … 的问题修复
         (
             "Add E2E for kv sliding window; fix block size input bug",
             "fix",
@@ -459,6 +460,27 @@ def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     assert "__init__.py" not in text  # a package marker is no place to read
     lone = d.model_copy(update={"files": d.files[:1]})
     assert other_files_wordings(lone, Phrases("zh", 1), cited) == []
+
+
+def test_a_new_file_among_the_other_files_is_said_as_new() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        files=[
+            file_patch("csrc/ngram/ngram_spec_decode.cpp", ["int main() {", "  return 0;", "}"],
+                       status="added"),
+            file_patch("tests/e2e/test_scoring.py", ["def check():", "    pass"], status="added"),
+            file_patch("pkg/core/helpers.py", ["    x = 1"]),
+        ]
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    text = other_files_wordings(d, Phrases("zh", pr.number), Cited())[0]
+    assert "`test_scoring.py`（新增）" in text
+    assert "`ngram_spec_decode.cpp`（新增" in text and "`helpers.py`（新增" not in text
 
 
 def test_files_a_moves_point_counts_are_no_other_files() -> None:

@@ -616,6 +616,10 @@ _ARROW = re.compile(
     rf"(?P<after>(?:{_NUMBER})\s?(?:%|x|×|ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s)?)"
 )
 MAX_COMPARISONS = 4
+# a third figure in the chain (``0% -> 40.3% -> 53.7%`` over warm-up runs): a series, not a
+# before and after of the change
+_CHAIN_ON = re.compile(rf"\s*(?:->|→|=>|⇒)\s*(?:{_NUMBER})")
+_CHAIN_BEHIND = re.compile(rf"(?:{_NUMBER})\s?\S{{0,6}}\s*(?:->|→|=>|⇒)\s*$")
 
 
 def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[ComparisonFact]:
@@ -636,6 +640,8 @@ def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[C
                 " to " in match.group(0) and "from" not in text[: match.start()].lower()[-12:]
             ):
                 continue
+            if _CHAIN_ON.match(text, match.end()) or _CHAIN_BEHIND.search(text[: match.start()]):
+                break  # a series of figures on the line: none of it is said as before → after
             section = next((n for at, n in reversed(section_at) if at <= line.number), None)
             found.append(
                 ComparisonFact(

@@ -708,19 +708,23 @@ def unnamed_files(
 def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:
     """A file and, in brackets, the definition its change sits in (the most salient one, else
     the one with most lines changed), when the paragraph has not named it; a deleted file
-    is said as deleted."""
+    is said as deleted, a new one as new ("还改了" alone would say it was there before)."""
     shown = file_name(path, names, cited)
-    if any(f.path == path and f.status == "removed" for f in d.files):
+    status = next((f.status for f in d.files if f.path == path), "")
+    if status == "removed":
         return p.get("symbol", "file_removed", file=shown)  # its definitions went with it
     scores = {x.symbol: x.score for x in d.salient if x.symbol}
     owners = [s for s in d.symbols if s.path == path and _nameable(s) and s.name not in cited.refs]
     owners = [s for s in owners if s.name not in GENERIC_NAMES]
     if not owners:
-        return shown
+        return p.get("symbol", "file_added", file=shown) if status == "added" else shown
     owner = max(owners, key=lambda s: (scores.get(s.id, float("-inf")), s.lines_changed))
     cited.fact(owner.id)
     line = owner.line if owner.change != "removed" else None
-    return shown + p.w.paren[0] + cited.name(owner.name, owner.path, line) + p.w.paren[1]
+    said = cited.name(owner.name, owner.path, line)
+    if status == "added":
+        return p.get("symbol", "file_added_with", file=shown, owner=said)
+    return shown + p.w.paren[0] + said + p.w.paren[1]
 
 
 def _one(text: str | None) -> Point | None:
