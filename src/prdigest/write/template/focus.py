@@ -710,7 +710,8 @@ def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dic
     the one with most lines changed), when the paragraph has not named it; a deleted file
     is said as deleted, a new one as new ("还改了" alone would say it was there before)."""
     shown = file_name(path, names, cited)
-    status = next((f.status for f in d.files if f.path == path), "")
+    # a file whose text came from another is no new file (the moves point says where from)
+    status = next((f.status for f in d.files if f.path == path and not f.moved_from), "")
     if status == "removed":
         return p.get("symbol", "file_removed", file=shown)  # its definitions went with it
     scores = {x.symbol: x.score for x in d.salient if x.symbol}
