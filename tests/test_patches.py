@@ -129,5 +129,24 @@ def test_a_line_ending_conversion_leaves_only_the_lines_that_changed() -> None:
         ("+", "b = 20", None, 2),
         (" ", "c = 3", 3, 3),
     ]
+    assert parsed.relaid == 2  # `a` and `c`: counted by git, changed in no way a reader sees
     plain = parse_patch("pkg/x.py", "@@ -1,2 +1,2 @@\n-a = 1\n-b = 2\n+b = 2\n+a = 1")
     assert [x.kind for x in plain.hunks[0].lines] == ["-", "-", "+", "+"]  # git's own diff kept
+    assert plain.relaid == 0
+
+
+def test_lines_only_converted_to_crlf_are_no_source_lines_changed() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    old = [f"x{i} = {i}" for i in range(40)]
+    new = [*old[:20], "x20 = 21", *old[21:]]
+    body = [f"-{line}" for line in old] + [f"+{line}\r" for line in new]
+    patch = "@@ -1,40 +1,40 @@\n" + "\n".join(body)
+    pr = make_pr(files=[{"path": "pkg/dsa.py", "status": "modified", "additions": 40,
+                         "deletions": 40, "patch": patch}])  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    assert d.files[0].relaid == 39
+    assert d.source_lines_changed() == 2  # git's 80, less 39 lines laid out again twice

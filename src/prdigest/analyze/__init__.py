@@ -251,6 +251,20 @@ def _narrow(tags: tuple[str, ...], subject: str, preset: Preset) -> tuple[str, .
     return tuple(term for term in preset.narrow if term.lower() in words)
 
 
+def _with_relaid(
+    files: list[FileFact], parsed: Sequence[tuple[FileFact, ParsedPatch]]
+) -> list[FileFact]:
+    """The source files whose patch lays lines out again in place, with their count."""
+    relaid = {
+        fact.path: n for fact, patch in parsed if fact.role is Role.SOURCE and (n := patch.relaid)
+    }
+    if not relaid:
+        return files
+    return [
+        f.model_copy(update={"relaid": relaid[f.path]}) if f.path in relaid else f for f in files
+    ]
+
+
 def _parsed(pr: PullRequest, files: Sequence[FileFact]) -> list[tuple[FileFact, ParsedPatch]]:
     # Docs and generated files carry no symbols or line signals worth their parsing (on a long
     # history they are almost half the patch lines); their text still counts for stale bodies.
@@ -338,6 +352,7 @@ def analyze(
         else f
         for f in files
     ]
+    files = _with_relaid(files, parsed)
     salient, edits = ([], []) if depth == "triage" else _ranked(pr, files, parsed, symbols, tests)
     added_source = [
         line.text for fact, patch in parsed if fact.role is Role.SOURCE for line in patch.added()

@@ -46,6 +46,9 @@ class ParsedPatch:
     path: str
     hunks: tuple[Hunk, ...]
     error: str | None = None
+    # lines the patch removes and adds back unchanged but for their line break (a file
+    # converted to CRLF), read as context: counted in the file's additions and deletions
+    relaid: int = 0
 
     def added(self) -> Iterator[DiffLine]:
         for hunk in self.hunks:
@@ -110,10 +113,11 @@ def _hunk_body(
     return body, index
 
 
-def _unchanged_kept(body: list[DiffLine]) -> list[DiffLine]:
-    """The hunk with each line removed and added again unchanged said as context: what a
-    patch that converts line endings (CRLF to LF) shows as a rewrite of every line once its
-    line breaks are read alike. Only the lines that really changed stay changed."""
+def _unchanged_kept(body: list[DiffLine]) -> tuple[list[DiffLine], int]:
+    """The hunk with each line removed and added again unchanged said as context, and how many
+    there were: what a patch that converts line endings (CRLF to LF) shows as a rewrite of every
+    line once its line breaks are read alike. Only the lines that really changed stay changed."""
+    kept = 0
     out: list[DiffLine] = []
     run: list[DiffLine] = []
     for line in (*body, None):
@@ -126,6 +130,7 @@ def _unchanged_kept(body: list[DiffLine]) -> list[DiffLine]:
             matcher = SequenceMatcher(None, [x.text for x in old], [x.text for x in new], False)
             for tag, i1, i2, j1, j2 in matcher.get_opcodes():
                 if tag == "equal":
+                    kept += i2 - i1
                     out += [
                         DiffLine(CONTEXT, a.text, a.old_no, b.new_no)
                         for a, b in zip(old[i1:i2], new[j1:j2], strict=True)
@@ -137,15 +142,18 @@ def _unchanged_kept(body: list[DiffLine]) -> list[DiffLine]:
         run = []
         if line is not None:
             out.append(line)
-    return out
+    return out, kept
 
 
-def _parse(patch: str) -> list[Hunk]:
+def _parse(patch: str) -> tuple[list[Hunk], int]:
     converted = "\r" in patch  # CRLF line breaks, on one side of the diff or on both
-    lines = patch.split("\n") if not converted else patch.replace("\r\n", "\n").split("\n")
+    if converted:  # the last line has its CR and no line break after it
+        patch = patch.replace("\r\n", "\n").removesuffix("\r")
+    lines = patch.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the text's final line break
     hunks: list[Hunk] = []
+    relaid = 0
     index = 0
     while index < len(lines):
         match = _HUNK_HEADER.fullmatch(lines[index])
@@ -163,9 +171,10 @@ def _parse(patch: str) -> list[Hunk]:
             new_len,
         )
         if converted:
-            body = _unchanged_kept(body)
+            body, kept = _unchanged_kept(body)
+            relaid += kept
         hunks.append(Hunk(match[5].strip(), old_start, new_start, tuple(body)))
-    return hunks
+    return hunks, relaid
 
 
 def parse_patch(path: str, patch: str | None) -> ParsedPatch:
@@ -175,6 +184,7 @@ def parse_patch(path: str, patch: str | None) -> ParsedPatch:
     if not patch.lstrip().startswith("@@"):
         return ParsedPatch(path, (), error="does not start with a hunk header '@@'")
     try:
-        return ParsedPatch(path, tuple(_parse(patch.lstrip())))
+        hunks, relaid = _parse(patch.lstrip())
+        return ParsedPatch(path, tuple(hunks), relaid=relaid)
     except _PatchError as exc:
         return ParsedPatch(path, (), error=str(exc))

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/56"
+ANALYZER_VERSION = "analyze/57"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -160,6 +160,9 @@ class FileFact(Fact):
     generated: bool = False  # lock files and other generated text
     moved_from: str | None = None  # an added file whose text a removed file had (no git rename)
     duplicate_of: str | None = None  # the same change as in this other file (a copied header)
+    # lines removed and added back as they were, in place (the line endings or trailing blanks
+    # of a whole file changed): counted in additions and deletions, changed in no way a reader sees
+    relaid: int = 0
 
 
 class SymbolFact(Fact):
@@ -498,7 +501,10 @@ class Dossier(_Frozen):
         return self.areas[0] if self.areas else None
 
     def source_lines_changed(self) -> int:
-        return sum(f.additions + f.deletions for f in self.files if f.role is Role.SOURCE)
+        """Source lines added or removed, without those only laid out again in place."""
+        return sum(
+            f.additions + f.deletions - 2 * f.relaid for f in self.files if f.role is Role.SOURCE
+        )
 
     def python_carries(self) -> bool:
         return python_carries(self.files)

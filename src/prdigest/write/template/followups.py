@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prdigest.core.models import Dossier, Role, SignalFact, SignalKind
+from prdigest.core.models import Dossier, SignalFact, SignalKind
 from prdigest.write.template.phrases import (
     Cited,
     Phrases,
@@ -75,8 +75,7 @@ def _followup_text(
     cited.fact(first.id)
     file_ref = file_name(first.path, names, cited) if first.path else ""
     if kind is SignalKind.NO_TESTS:
-        lines = sum(f.additions + f.deletions for f in d.files if f.role is Role.SOURCE)
-        return p.get("followup", "no_tests", lines=lines)
+        return p.get("followup", "no_tests", lines=d.source_lines_changed())
     if kind in (SignalKind.EMPTY_TEST_RESULT, SignalKind.LINT_ONLY_TESTING):
         return p.get("followup", kind.value, detail=quote(first.detail.strip(" ?？:：#*_"), 60))
     if kind is SignalKind.BREAKING_CHANGE:
