@@ -144,6 +144,18 @@ def test_before_after_figures_and_user_facing_changes() -> None:
     ) == ("", False)
 
 
+def test_a_section_holds_the_subsections_under_it() -> None:
+    from prdigest.analyze.body import extract_sections
+
+    body = (
+        "## Results\n### DeepSeek V3.2 TP16 hit rate 90%\n| pool | TTFT |\n| --- | --- |\n"
+        "| memcache | 1.2 s |\n### What this PR does / why we need it?\nLayerwise transfer.\n"
+    )
+    by_name = {s.name: s for s in extract_sections(body)}
+    assert not by_name["test_result"].empty and "memcache" in by_name["test_result"].text
+    assert by_name["purpose"].text == "Layerwise transfer."  # a known heading starts its own
+
+
 def test_a_series_of_three_figures_is_no_before_and_after() -> None:
     from prdigest.analyze.body import extract_comparisons, extract_sections
 

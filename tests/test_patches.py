@@ -150,3 +150,9 @@ def test_lines_only_converted_to_crlf_are_no_source_lines_changed() -> None:
     d = analyze(pr, load_preset(pr.repo))
     assert d.files[0].relaid == 39
     assert d.source_lines_changed() == 2  # git's 80, less 39 lines laid out again twice
+    from prdigest.core.models import Assessment, Level
+    from prdigest.write.template.paragraph import paragraph_for
+
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    text, _cited = paragraph_for(d, skim, "zh", None)
+    assert "不计 39 行只改了换行符的行" in text  # the figure says what it leaves out

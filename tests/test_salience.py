@@ -1228,3 +1228,56 @@ def test_lines_placed_only_in_their_class_are_no_edit_across_the_file() -> None:
     # near where the old line now stands, the edit is read as the class's
     near = patch.replace("@@ -940,2 +938,6 @@", "@@ -520,2 +518,6 @@")
     assert _edit_pairs("pkg/attention_v1.py", near) == [("sparse_mode = 3", "sparse_mode=4")]
+
+
+def test_a_new_condition_around_existing_code_is_said_with_the_code_it_now_guards() -> None:
+    from prdigest.analyze.design import guarded_code
+
+    patch = parse_patch(
+        "pkg/dsa.py",
+        "@@ -10,5 +10,8 @@ def forward(self, q):\n"
+        "         q = self.norm(q)\n"
+        "-        topk = self.indexer(q)\n"
+        "-        # select the blocks\n"
+        "-        out = self.select(q, topk)\n"
+        "+        if self.compress_ratio == 4:\n"
+        "+            topk = self.indexer(q)\n"
+        "+            # select the blocks\n"
+        "+            out = self.select(q, topk)\n"
+        "+        else:\n"
+        "+            out = self.dense(q)\n"
+        "         return out",
+    )
+    [found] = guarded_code([(_fact("pkg/dsa.py"), patch)], 1)
+    assert (found.guard, found.scope) == ("self.compress_ratio == 4", "forward")
+    from prdigest.write.template.phrases import Cited, Phrases
+    from prdigest.write.template.why import design_text
+
+    said = design_text(found, Phrases("zh", 1), Cited())
+    assert said.startswith("`forward` ") and "`self.compress_ratio == 4`" in said and "执行" in said
+    # one line of code under the new condition (a comment is none) is an edit, not a guard
+    one = parse_patch(
+        "pkg/dsa.py",
+        "@@ -10,3 +10,4 @@ def forward(self, q):\n"
+        "-        # select the blocks\n"
+        "-        out = self.select(q)\n"
+        "+        if self.compress_ratio == 4:\n"
+        "+            # select the blocks\n"
+        "+            out = self.select(q)\n"
+        "         return out",
+    )
+    assert guarded_code([(_fact("pkg/dsa.py"), one)], 1) == []
+    # code said again in the other branch runs either way
+    both = parse_patch(
+        "pkg/dsa.py",
+        "@@ -10,3 +10,6 @@ def forward(self, q):\n"
+        "-        topk = self.indexer(q)\n"
+        "-        out = self.select(q, topk)\n"
+        "+        if self.compress_ratio == 4:\n"
+        "+            topk = self.indexer(q)\n"
+        "+            out = self.select(q, topk)\n"
+        "+        else:\n"
+        "+            out = self.select(q, topk)\n"
+        "         return out",
+    )
+    assert guarded_code([(_fact("pkg/dsa.py"), both)], 1) == []

@@ -152,9 +152,17 @@ def _section_key(heading: str) -> str | None:
     return None
 
 
+MAX_HEADING_LEVEL = 5  # a bold line used as a heading: no # heading is below it
+
+
 def extract_sections(body: str | None) -> list[SectionFact]:
+    """The body's known sections, each up to the next heading; a section with no text of its
+    own before subsections holds them, to the next heading of its level or above (``## Results``
+    with only ``### DeepSeek V3.2 …`` tables under it is no empty section)."""
     sections: list[SectionFact] = []
     current: tuple[str, str, int] | None = None
+    level = 0  # the current section's heading level (a bold heading: below every # level)
+    nested = False  # the current section's text is its subsections'
     buffer: list[str] = []
 
     def flush() -> None:
@@ -175,14 +183,27 @@ def extract_sections(body: str | None) -> list[SectionFact]:
         )
 
     for line in visible_lines(body):
-        match = _HEADING.match(line.text) or _BOLD_HEADING.match(line.text)
+        hashes = _HEADING.match(line.text)
+        match = hashes or _BOLD_HEADING.match(line.text)
         heading = match.group(match.lastindex or 1) if match else None
+        depth = len(hashes.group(1)) if hashes else MAX_HEADING_LEVEL
         if heading is not None:
             key = _section_key(heading)
+            if (
+                key is None
+                and current is not None
+                and hashes
+                and depth > level
+                and (nested or not any(x.strip() for x in buffer))
+            ):
+                nested = True  # a section that says nothing before its subsections: theirs
+                buffer.append(line.text)
+                continue
             if key is not None or current is not None:
                 flush()
                 buffer = []
                 current = (key, heading.strip(), line.number) if key else None
+                level, nested = depth, False
                 continue
         if current is not None:
             buffer.append(line.text)

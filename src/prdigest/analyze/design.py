@@ -13,7 +13,8 @@ their symbols.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from prdigest.analyze.code import EVENT_USE, definition_in, header_definition
@@ -328,4 +329,82 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                         break
                 if counts.get(pattern.id, 0) >= MAX_PER_PATTERN:
                     break
+    found += guarded_code(parsed_list, first_id + len(found))
     return _net_over_pr(found, parsed_list, known)
+
+
+MIN_WRAPPED = 2  # lines of existing code a new condition must take in: one line is an edit
+_VERSION_CHECK = next(p.regex for p in PATTERNS if p.id == "version_gate")
+
+
+def guarded_code(parsed: Sequence[tuple[FileFact, ParsedPatch]], first_id: int) -> list[DesignFact]:
+    """A new ``if`` put around existing code of a Python source file: the lines after it are
+    the removed ones, indented under it and said once (``self.compress_ratio == 4`` wrapping the
+    indexer calls): that code now runs only when the condition holds. Version checks are the
+    version gate's."""
+    found: list[DesignFact] = []
+    for fact, patch in parsed:
+        if fact.role is not Role.SOURCE or fact.language != "python" or patch.error:
+            continue
+        for hunk in patch.hunks:
+            for at, condition in _wrapping_ifs(hunk):
+                if len(found) >= MAX_PER_PATTERN:
+                    return found
+                line = hunk.lines[at].new_no
+                found.append(
+                    DesignFact(
+                        id=f"d{first_id + len(found)}",
+                        provenance=Provenance(kind="file", ref=fact.path, line=line),
+                        pattern="guarded_code",
+                        label=condition,
+                        path=fact.path,
+                        line=line,
+                        guard=condition,
+                        scope=scope_of(hunk, at),
+                    )
+                )
+    return found
+
+
+def _wrapping_ifs(hunk: Hunk) -> Iterator[tuple[int, str]]:
+    """(index, condition) of each added ``if``/``elif`` of a block of changed lines whose body
+    starts with at least :data:`MIN_WRAPPED` of the block's removed lines, each added once."""
+    lines = hunk.lines
+    start = 0
+    while start < len(lines):
+        if lines[start].kind == CONTEXT:
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and lines[end].kind != CONTEXT:
+            end += 1
+        block = range(start, end)
+        removed = Counter(lines[i].text.strip() for i in block if lines[i].kind == REMOVED)
+        added = Counter(lines[i].text.strip() for i in block if lines[i].kind == ADDED)
+        for at in block:
+            found = _wrapping(lines, at, end, removed, added)
+            if found:
+                yield at, found
+        start = end
+
+
+def _wrapping(
+    lines: tuple[DiffLine, ...], at: int, end: int, removed: Counter[str], added: Counter[str]
+) -> str:
+    """The condition of the added ``if`` at ``at`` when it wraps removed lines ("" if not)."""
+    line = lines[at]
+    match = _IF.match(line.text) if line.kind == ADDED and "if " in line.text else None
+    if match is None or removed[line.text.strip()]:
+        return ""
+    condition = match.group(1).strip()
+    if len(condition) > MAX_GUARD or "`" in condition or _VERSION_CHECK.search(condition):
+        return ""
+    depth, wrapped = _indent(line.text), 0
+    for below in lines[at + 1 : end]:
+        if below.kind != ADDED or _indent(below.text) <= depth:
+            break
+        text = below.text.strip()
+        if not removed[text] or added[text] != 1:
+            break  # new code under the condition, or code said again elsewhere
+        wrapped += not text.startswith("#")  # a comment taken in is no code
+    return condition if wrapped >= MIN_WRAPPED else ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prdigest.core.models import Dossier, SignalFact, SignalKind
+from prdigest.core.models import Dossier, Role, SignalFact, SignalKind
 from prdigest.write.template.phrases import (
     Cited,
     Phrases,
@@ -75,6 +75,10 @@ def _followup_text(
     cited.fact(first.id)
     file_ref = file_name(first.path, names, cited) if first.path else ""
     if kind is SignalKind.NO_TESTS:
+        relaid = sum(f.relaid for f in d.files if f.role is Role.SOURCE)
+        if relaid:  # git counts those lines too: the figure says what it leaves out
+            lines = d.source_lines_changed()
+            return p.get("followup", "no_tests_relaid", lines=lines, relaid=relaid)
         return p.get("followup", "no_tests", lines=d.source_lines_changed())
     if kind in (SignalKind.EMPTY_TEST_RESULT, SignalKind.LINT_ONLY_TESTING):
         return p.get("followup", kind.value, detail=quote(first.detail.strip(" ?？:：#*_"), 60))

@@ -21,6 +21,7 @@ from prdigest.write.template.phrases import Cited, Phrases
 DESIGN_ORDER = (
     "fail_closed",
     "refusal_removed",
+    "guarded_code",
     "state_enum",
     "extension_point",
     "lock",
@@ -218,6 +219,12 @@ def design_text(fact: DesignFact, p: Phrases, cited: Cited) -> str:
     the function it sits in and its exception class (a removed one is linked to its file: its
     line is gone)."""
     line = None if fact.pattern in REMOVED_SIDE else fact.line
+    if fact.pattern == "guarded_code":
+        guard = cited.name(fact.guard, fact.path, line)
+        if not fact.scope:
+            return p.get("design", "guarded_code", guard=guard)
+        scope = cited.name(fact.scope, fact.path, None)
+        return p.get("design", "guarded_code_in", guard=guard, scope=scope)
     if fact.pattern not in GUARDED:
         return p.get("design", _design_key(fact), label=cited.name(fact.label, fact.path, line))
     said = fact.label.removeprefix("raise ") if fact.guard else fact.label
