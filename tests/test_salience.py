@@ -1281,3 +1281,19 @@ def test_a_new_condition_around_existing_code_is_said_with_the_code_it_now_guard
         "         return out",
     )
     assert guarded_code([(_fact("pkg/dsa.py"), both)], 1) == []
+
+
+def test_two_kinds_of_statement_are_no_edit_of_one() -> None:
+    # a helper call paired with the new `if` put in front of it, a return with an assignment
+    assert (
+        edit_of(
+            "                        _raise_stream_resource_capture_error(exc)",
+            "                    if _is_old_hdk_capture_error(exc):",
+        )
+        is None
+    )
+    assert edit_of("        return self.cache[key]", "        value = self.cache[key]") is None
+    assert edit_of("        return self.cache[key]", "        return self.cache.get(key)") == (
+        "self.cache[key]",
+        "self.cache.get(key)",
+    )

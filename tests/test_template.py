@@ -174,6 +174,7 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
         ),
         ("Remove weight prefetch config", "refactor", "移除权重 prefetch 配置"),
         ("bug fix for mega_moe", "fix", "修复 mega_moe 的问题"),  # not 修复 … 的问题修复
+        ("moe w4a8 ub fix and swiglu limit fix", "fix", "修复 MoE W4A8 ub 与 swiglu 上限"),
         (
             "Add E2E for kv sliding window; fix block size input bug",
             "fix",

@@ -525,6 +525,17 @@ def _same_start(a: str, old: str, b: str, new: str) -> tuple[str, str]:
     return wider if _balanced(wider[0]) and _balanced(wider[1]) else (old, new)
 
 
+_STATEMENT = re.compile(
+    r"(if|elif|else|while|for|return|raise|assert|with|try|except|yield|del|def|class|import|from)\b"
+)
+
+
+def _statement_kind(line: str) -> str:
+    """The keyword a Python statement starts with ("" for an expression or an assignment)."""
+    match = _STATEMENT.match(line)
+    return match.group(1) if match else ""
+
+
 def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] | None:
     """The expression that differs between two versions of a line, or None when the lines are
     not one line edited (too different) or differ only in spacing."""
@@ -539,6 +550,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None  # ``meta: Meta,`` → ``meta: MetaList,``: a hint, not what the code does
     if _STRING.sub(_squeeze, a) == _STRING.sub(_squeeze, b):
         return None  # only the spacing inside a string changed
+    if python and _statement_kind(a) != _statement_kind(b):
+        return None  # a call made an ``if``, a ``return`` an assignment: two statements
     swapped = _callee_swap(a, b)
     if swapped is not None:
         return swapped
