@@ -50,6 +50,7 @@ from pathlib import PurePosixPath
 
 from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
 from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in, language_of
+from prdigest.analyze.design import guard
 from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import (
@@ -266,6 +267,7 @@ class _Collector:
         owner: str | None = None,
         provenance: Provenance | None = None,
         value: str | None = None,
+        condition: str | None = None,
     ) -> None:
         key = (kind, detail)
         if key in self._seen or self._per_kind.get(kind, 0) >= MAX_PER_KIND:
@@ -283,6 +285,7 @@ class _Collector:
                 line=line,
                 owner=owner,
                 value=value,
+                condition=condition,
             )
         )
 
@@ -621,6 +624,24 @@ def _same_value(a: str, b: str) -> bool:
         return a == b
 
 
+_CONTINUED = ("(", "[", "{", ",")
+
+
+def _statement_start(lines: Sequence[DiffLine], at: int) -> int:
+    """The first line of the statement line ``at`` continues (``x = get(`` above ``"key",
+    True``), on that line's side of the diff."""
+    side = lines[at].kind
+    start = at
+    for index in range(at - 1, -1, -1):
+        line = lines[index]
+        if line.kind not in (side, CONTEXT):
+            continue
+        if not line.text.rstrip().endswith(_CONTINUED):
+            break
+        start = index
+    return start
+
+
 def _defaults_changed(out: _Collector, fact: FileFact, patch: ParsedPatch) -> None:
     for hunk in patch.hunks:
         removed: list[tuple[str, str, str]] = []
@@ -644,6 +665,7 @@ def _defaults_changed(out: _Collector, fact: FileFact, patch: ParsedPatch) -> No
                     path=fact.path,
                     line=line.new_no,
                     value=f"{old[2]} → {new[2]}",
+                    condition=guard(hunk.lines, _statement_start(hunk.lines, at)) or None,
                 )
 
 

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/59"
+ANALYZER_VERSION = "analyze/60"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -392,6 +392,7 @@ class SignalFact(Fact):
     path: str | None = None
     line: int | None = None
     owner: str | None = None  # TODO(owner)
+    condition: str | None = None  # the ``if`` the changed line sits under (a default set there)
 
 
 class ChecksSummary(_Frozen):

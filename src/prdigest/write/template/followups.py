@@ -109,6 +109,16 @@ def _followup_text(
     if kind is SignalKind.DEFAULT_CHANGED and first.value:
         before, after = first.value.split(" → ")
         detail = cited.name(first.detail, first.path or "", first.line)
+        if first.condition:  # a default set under an `if`: only that case changes
+            condition = cited.name(first.condition, first.path or "", first.line)
+            return p.get(
+                "followup",
+                "default_changed_when",
+                detail=detail,
+                before=code(before),
+                after=code(after),
+                condition=condition,
+            )
         return p.get("followup", kind.value, detail=detail, before=code(before), after=code(after))
     if kind is SignalKind.TODO:
         marker = cited.name(first.detail.split(":")[0], first.path or "", first.line)
