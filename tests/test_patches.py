@@ -155,4 +155,4 @@ def test_lines_only_converted_to_crlf_are_no_source_lines_changed() -> None:
 
     skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
     text, _cited = paragraph_for(d, skim, "zh", None)
-    assert "不计 39 行只改了换行符的行" in text  # the figure says what it leaves out
+    assert "39 行只" in text and "换行符" in text  # the figure says what it leaves out
