@@ -379,6 +379,11 @@ def _wrapping_ifs(hunk: Hunk) -> Iterator[tuple[int, str]]:
         while end < len(lines) and lines[end].kind != CONTEXT:
             end += 1
         block = range(start, end)
+        if not any(lines[i].kind == ADDED and "if " in lines[i].text for i in block) or all(
+            lines[i].kind == ADDED for i in block
+        ):
+            start = end
+            continue  # no new `if`, or no old code for one to take in (most blocks)
         removed = Counter(lines[i].text.strip() for i in block if lines[i].kind == REMOVED)
         added = Counter(lines[i].text.strip() for i in block if lines[i].kind == ADDED)
         for at in block:
