@@ -484,6 +484,30 @@ def test_a_new_file_among_the_other_files_is_said_as_new() -> None:
     assert "`ngram_spec_decode.cpp`（新增" in text and "`helpers.py`（新增" not in text
 
 
+def test_a_file_whose_main_change_is_a_removal_says_so_among_the_other_files() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.phrases import Cited, Phrases
+
+    from conftest import file_patch, make_pr
+
+    removed = [
+        "    @classmethod",
+        "    def _validate_pd_config(cls, config):",
+        "        if config.pp and config.mtp:",
+        "            raise ValueError(config)",
+    ]
+    pr = make_pr(
+        files=[
+            file_patch("pkg/platform.py", [], removed),
+            file_patch("pkg/core/helpers.py", ["    x = 1"]),
+        ]
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    text = other_files_wordings(d, Phrases("zh", pr.number), Cited())[0]
+    assert "`platform.py`（删除了 `_validate_pd_config`）" in text
+
+
 def test_files_a_moves_point_counts_are_no_other_files() -> None:
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset

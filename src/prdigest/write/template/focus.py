@@ -725,6 +725,8 @@ def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dic
     said = cited.name(owner.name, owner.path, line)
     if status == "added":
         return p.get("symbol", "file_added_with", file=shown, owner=said)
+    if owner.change == "removed":  # the change is that it is gone, not something inside it
+        return p.get("symbol", "file_owner_removed", file=shown, owner=said)
     return shown + p.w.paren[0] + said + p.w.paren[1]
 
 
