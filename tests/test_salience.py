@@ -1297,3 +1297,13 @@ def test_two_kinds_of_statement_are_no_edit_of_one() -> None:
         "self.cache[key]",
         "self.cache.get(key)",
     )
+
+
+def test_a_conjunct_that_now_opens_its_condition_is_no_edit() -> None:
+    assert (
+        edit_of(
+            "            and self.use_async_spec_decode", "            self.use_async_spec_decode"
+        )
+        is None
+    )
+    assert edit_of("        or mask is None", "        mask is None") is None

@@ -455,7 +455,12 @@ def _balanced(text: str) -> bool:
 
 
 _ARGUMENT_LINE = re.compile(r"^\s*(?:\w+\s*,|\w+=[^=].*,\s*$)")  # inside a multi-line call
-_KEYWORDS = ("if ", "elif ", "else ", "while ", "return ", "assert ", "not ", "await ", "yield ")
+# a line that only gains or loses one of these in front was rewrapped (a conjunct that now
+# opens a condition, ``and x`` → ``x``), not edited
+_KEYWORDS = (
+    "if ", "elif ", "else ", "while ", "return ", "assert ", "not ", "await ", "yield ",
+    "and ", "or ",
+)  # fmt: skip
 _STRING = re.compile(r"(\"[^\"\n]*\"|'[^'\n]*')")
 
 
