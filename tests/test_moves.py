@@ -323,3 +323,25 @@ def test_copies_of_a_helper_gathered_into_one_header_went_there() -> None:
         ],
     )
     assert two.destination("csrc/a/error_log.h", None, "CeilDiv") is not None  # paired by name
+
+
+def test_a_kernel_class_renamed_where_it_stands_is_a_rename() -> None:
+    # C/C++ has no bodies to compare: the class line that changes in its name alone says it
+    patch = "\n".join(
+        [
+            "@@ -9,3 +9,3 @@",
+            "-template<typename COMP> class CompressorBlockCubePerf {",
+            "+template<typename COMP> class CompressorBlockCube {",
+            " public:",
+            "-    __aicore__ inline CompressorBlockCubePerf(){};",
+            "+    __aicore__ inline CompressorBlockCube(){};",
+        ]
+    )
+    path = "csrc/compressor/compressor_block_cube.h"
+    symbols = [
+        (path, "CompressorBlockCubePerf", "class", None, "removed"),
+        (path, "CompressorBlockCube", "class", None, "added"),
+    ]
+    moves = detect([(_fact(path, language="cpp"), parse_patch(path, patch))], symbols)
+    origin = moves.origin(path, None, "CompressorBlockCube")
+    assert origin is not None and origin.name == "CompressorBlockCubePerf"

@@ -300,8 +300,10 @@ def renamed_in_place(patch: ParsedPatch, language: str | None) -> list[tuple[str
     """(old name, new name) of the definitions a run of removed lines and the run of added
     lines after it rename where they stand: the runs replace as many definitions, and the k-th
     definition line of one is the k-th of the other with only its name changed, to a name
-    alike (two tests of one signature replaced by two others are no rename)."""
-    if language != "python":
+    alike (two tests of one signature replaced by two others are no rename). Python and C/C++
+    (a kernel class renamed with its file: ``class CompressorBlockCubePerf {`` →
+    ``class CompressorBlockCube {``)."""
+    if language not in ("python", "cpp"):
         return []
     found: list[tuple[str, str]] = []
     for hunk in patch.hunks:
@@ -435,6 +437,7 @@ def detect(
         s for s in other_symbols if s[4] in ("added", "removed")
     )
     _match_blocks(by_name_removed, by_name_added, moves)
+    _match_in_place(readable, by_name_removed, by_name_added, moves)  # bodies unknown: said renamed
     _match_copies(by_name_removed, by_name_added, moves)
     _match_files(parsed, moves)
     return moves
