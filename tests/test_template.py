@@ -1249,3 +1249,19 @@ def test_a_class_whose_changed_methods_are_named_is_not_named_beside_them() -> N
     # the body talks about the class: then it is named as a changed definition
     named = " ".join(_points_of(files, body="`Runner` now passes its mode to the model."))
     assert "改动的 `Runner`（描述点名）" in named
+
+
+def test_an_environment_variable_the_new_code_reads_is_not_said_as_new() -> None:
+    # the diff shows a read, not whether the project (or CANN) had the variable before
+    patch = (
+        "@@ -10,2 +10,4 @@ class A5DeviceAdaptor:\n"
+        "     def npu_mm_reduce_scatter_base(self, x):\n"
+        '+        expansion_mode = os.environ.get("HCCL_OP_EXPANSION_MODE")\n'
+        "+        x = self.scatter(x, expansion_mode)\n"
+        "         return x"
+    )
+    files = [{"path": "vllm_ascend/device/device_op.py", "status": "modified", "additions": 2,
+              "deletions": 0, "patch": patch}]  # fmt: skip
+    said = " ".join(_points_of(files))
+    assert "读取环境变量 `HCCL_OP_EXPANSION_MODE`" in said
+    assert "新增环境变量" not in said and "引入了环境变量" not in said
