@@ -1176,7 +1176,7 @@ def extract_techniques(
             continue  # an event only read with is_set() orders nothing
         update: dict[str, object] = {"sleeps": sleeps}
         if fact.technique == "parametrize":
-            new_side = [x for hunk in parsed.hunks for x in hunk.lines if x.kind != REMOVED]
+            new_side = parsed.side(ADDED)
             update["cases"] = parametrize_cases(
                 [x.text for x in new_side], [x.kind == ADDED for x in new_side]
             )

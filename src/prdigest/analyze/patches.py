@@ -62,6 +62,11 @@ class ParsedPatch:
                 if line.kind == REMOVED:
                     yield line
 
+    def side(self, kind: str) -> list[DiffLine]:
+        """One side of the patch in order (``ADDED`` or ``REMOVED``): its lines of that kind
+        with the context between them."""
+        return [line for hunk in self.hunks for line in hunk.lines if line.kind in (kind, CONTEXT)]
+
 
 class _PatchError(ValueError):
     pass

@@ -662,7 +662,7 @@ def _edits(
         # line (a parameter moved up its list beside one deleted is no rename of the deleted)
         removed_texts = {_as_if(x.text.strip()) for x in patch.removed()}
         added_texts = {_as_if(x.text.strip()) for x in patch.added()}
-        in_block = _LazyOwners(fact, patch)
+        owners = _Owners(fact, patch)
         for hunk in patch.hunks:
             removed: list[DiffLine] = []
             added: list[DiffLine] = []
@@ -686,9 +686,7 @@ def _edits(
                     ]
                     if _values_replaced(olds, news):
                         olds, news = [], []  # left out of the file-wide pairing too
-                    pairs, old_rest, new_rest = _pair(
-                        fact, olds, news, 0.6, in_block if olds and news else None
-                    )
+                    pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6, owners.in_block)
                     found += pairs
                     # across the file only code that moved: from a block that mostly removes,
                     # to one that mostly adds (a block that replaces its lines one for one has
@@ -699,7 +697,7 @@ def _edits(
                 if line is not None and line.kind == REMOVED:
                     removed.append(line)
         if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES and left_old:
-            found += _pair(fact, left_old, left_new, 0.75, _same_owner(fact, patch))[0]
+            found += _pair(fact, left_old, left_new, 0.75, owners.across)[0]
     named = _named_numbers(parsed)
     # a literal given a name of its own value (`512` → `_LIMIT`, with `_LIMIT = 512`) changes
     # nothing the program does: no edit to read
@@ -754,28 +752,54 @@ def _rewrapped(old: str, new: str) -> bool:
     return wrapped and len(long) > len(short) >= 1 and set(short) <= set(long)
 
 
-class _LazyOwners:
-    """Whether a removed and an added line of one block sit in the same definition of a Python
-    file, or in two of alike names (a function renamed where it stands): the diff may align the
-    end of one function with the start of the next (``return tuple(masks)`` of ``store_mask``
-    with ``return masks`` of the new ``_reachable_masks`` above it). The owners are read once,
-    when a block first has lines to pair."""
+class _Owners:
+    """Which definition each changed line of a Python file sits in, on its side of the diff,
+    read once, when a pair is first weighed (most files pair no lines); other languages pair
+    freely."""
 
     def __init__(self, fact: FileFact, patch: ParsedPatch) -> None:
-        self.fact, self.patch = fact, patch
-        self.sides: tuple[dict[int, str], dict[int, str]] | None = None
+        self.python = fact.language == "python"
+        self.patch = patch
+        self._sides: tuple[dict[int, str], dict[int, str]] | None = None
+        # the classes the patch shows, and where each removed line now stands
+        self._places: tuple[set[str], dict[int, int]] | None = None
 
-    def __call__(self, old: DiffLine, new: DiffLine) -> bool:
-        if self.fact.language != "python":
-            return True
-        if self.sides is None:
-            self.sides = (
+    def _of(self, old: DiffLine, new: DiffLine) -> tuple[str | None, str | None]:
+        if self._sides is None:
+            self._sides = (
                 _python_owners(self.patch, {}, REMOVED),
                 _python_owners(self.patch, {}, ADDED),
             )
-        a = self.sides[0].get(old.old_no or -1)
-        b = self.sides[1].get(new.new_no or -1)
+        return self._sides[0].get(old.old_no or -1), self._sides[1].get(new.new_no or -1)
+
+    def in_block(self, old: DiffLine, new: DiffLine) -> bool:
+        """Whether two lines of one block sit in the same definition, or in two of alike names
+        (a function renamed where it stands): the diff may align the end of one function with
+        the start of the next (``return tuple(masks)`` of ``store_mask`` with ``return masks`` of
+        the new ``_reachable_masks`` above it)."""
+        if not self.python:
+            return True
+        a, b = self._of(old, new)
         return a is None or b is None or a == b or _alike_names(a, b)
+
+    def across(self, old: DiffLine, new: DiffLine) -> bool:
+        """Whether a removed line and an added one of the file sit in the same definition: a
+        line moved from one function into another and changed on the way is that function's
+        new code, not an edit made in it ("X 里把 a 改为 b" would say X had a). Two lines that
+        hunk headers place only in their class may sit in two of its methods: they pair only
+        when the new line stands near where the old one would now be (``sparse_mode = 3`` of one
+        loop and ``sparse_mode=4,`` of a new branch 400 lines on are no edit)."""
+        if not self.python:
+            return True
+        owner, other = self._of(old, new)
+        if owner != other:
+            return False
+        if self._places is None:
+            self._places = (_class_names(self.patch), _new_positions(self.patch))
+        classes, now_at = self._places
+        if owner not in classes:
+            return True
+        return abs((new.new_no or 0) - now_at.get(old.old_no or -1, 0)) <= MAX_CLASS_MOVE
 
 
 KEPT_SPAN = 10  # a shorter old span may well recur in other new code on its own
@@ -811,32 +835,6 @@ def _span_at(text: str, span: str) -> int:
 
 def _alike_names(a: str, b: str) -> bool:
     return SequenceMatcher(None, a.lower(), b.lower()).ratio() >= NAME_ALIKE
-
-
-def _same_owner(fact: FileFact, patch: ParsedPatch) -> Callable[[DiffLine, DiffLine], bool]:
-    """Whether a removed line and an added one sit in the same definition of a Python file: a
-    line moved from one function into another and changed on the way is that function's new
-    code, not an edit made in it ("X 里把 a 改为 b" would say X had a). Two lines that hunk
-    headers place only in their class may sit in two of its methods: they pair only when the
-    new line stands near where the old one would now be (``sparse_mode = 3`` of one loop and
-    ``sparse_mode=4,`` of a new branch 400 lines on are no edit)."""
-    if fact.language != "python":
-        return lambda _old, _new: True
-    old_side = _python_owners(patch, {}, REMOVED)
-    new_side = _python_owners(patch, {}, ADDED)
-    classes = _class_names(patch)
-    now_at = _new_positions(patch)
-
-    def same(old: DiffLine, new: DiffLine) -> bool:
-        owner = old_side.get(old.old_no or -1)
-        if owner != new_side.get(new.new_no or -1):
-            return False
-        if owner not in classes:
-            return True
-        moved = abs((new.new_no or 0) - now_at.get(old.old_no or -1, 0))
-        return moved <= MAX_CLASS_MOVE
-
-    return same
 
 
 MAX_CLASS_MOVE = 100  # lines: farther, a class's line is likely in another of its methods

@@ -148,11 +148,6 @@ def _skip_keys(old_side: list[DiffLine]) -> set[str]:
     }
 
 
-def _side(parsed: ParsedPatch, kind: str) -> list[DiffLine]:
-    """One side of the patch in order: its lines of ``kind`` with the context between them."""
-    return [line for hunk in parsed.hunks for line in hunk.lines if line.kind in (kind, CONTEXT)]
-
-
 def _kept_skip(lines: Sequence[DiffLine], index: int, skip: re.Match[str], kept: set[str]) -> bool:
     """Whether an added skip is one the patch removed, rewritten (moved or reformatted)."""
     return bool(kept) and _skip_key(lines, index, skip) in kept
@@ -334,8 +329,8 @@ def _scan_added_lines(
     pending_except: tuple[str, int | None] | None = None
     # a substring test first: the pattern's word boundaries make a long text's search slow
     skips = role is Role.TEST and ("skip" in added_text or "#[ignore]" in added_text)
-    kept = _skip_keys(_side(parsed, REMOVED)) if skips else set()
-    new_side = _side(parsed, ADDED) if skips else []
+    kept = _skip_keys(parsed.side(REMOVED)) if skips else set()
+    new_side = parsed.side(ADDED) if skips else []
     at_new = {line.new_no: i for i, line in enumerate(new_side)}
     for line in added:
         text = line.text
