@@ -75,11 +75,11 @@ def _followup_text(
     cited.fact(first.id)
     file_ref = file_name(first.path, names, cited) if first.path else ""
     if kind is SignalKind.NO_TESTS:
+        lines = d.source_lines_changed()
         relaid = sum(f.relaid for f in d.files if f.role is Role.SOURCE)
         if relaid:  # git counts those lines too: the figure says what it leaves out
-            lines = d.source_lines_changed()
             return p.get("followup", "no_tests_relaid", lines=lines, relaid=relaid)
-        return p.get("followup", "no_tests", lines=d.source_lines_changed())
+        return p.get("followup", "no_tests", lines=lines)
     if kind in (SignalKind.EMPTY_TEST_RESULT, SignalKind.LINT_ONLY_TESTING):
         return p.get("followup", kind.value, detail=quote(first.detail.strip(" ?？:：#*_"), 60))
     if kind is SignalKind.BREAKING_CHANGE:

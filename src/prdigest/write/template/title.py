@@ -218,9 +218,11 @@ _FIX_WORDS = frozenset({"fix", "fixes", "fixed", "bugfix", "fixup", "hotfix"})
 _ACTIONS = frozenset({Kind.FEATURE, Kind.PERF, Kind.REFACTOR, Kind.CHORE})  # kinds that are verbs
 _TAGS = re.compile(r"(?<![\w=])\s*\[[^\]]{1,40}\]\s*")  # not a name's [param] or a =[value]
 _OUT_OF = re.compile(r"\bout of (range|bounds|date)\b", re.I)  # one word, not "out" + "of range"
+# a subject's trailing "fix" of each part ("ub fix and swiglu limit fix"): under 修复 it is
+# the headline's word already
+_TRAILING_FIX = re.compile(r"(?<=\w)\s+(?:bug\s*)?fix(?:es)?\b(?=\s*(?:,|;|\band\b|$))", re.I)
 # "bug fix for X" names the kind, then what it is for: said as "Fix bugs of X" (修复 X 的问题,
 # not 修复 X 的问题修复)
-_TRAILING_FIX = re.compile(r"(?<=\w)\s+(?:bug\s*)?fix(?:es)?\b(?=\s*(?:,|;|\band\b|$))", re.I)
 _BUG_FIX_FOR = re.compile(r"^(?:a\s+)?(?:bug\s*-?\s*fix|bugfix)(?:es)?\s+(?:for|of|in|on)\s+", re.I)
 
 
@@ -230,7 +232,7 @@ def translate_subject(subject: str, kind: Kind, p: Phrases) -> str | None:
     subject = _TAGS.sub(" ", _TRAILING_REF.sub("", subject)).strip()
     subject = _OUT_OF.sub(lambda m: "out-of-" + m.group(1).lower(), subject)
     subject = _BUG_FIX_FOR.sub("Fix bugs of ", subject)
-    if kind is Kind.FIX:  # "ub fix and swiglu limit fix" under 修复: the fixes are the headline's
+    if kind is Kind.FIX:
         subject = _TRAILING_FIX.sub("", subject) or subject
     subject = re.sub(r"\s*\([^()]{1,60}\)\s*$", "", subject) or subject  # an aside at the end
     clauses = _clauses(subject, verbs)
