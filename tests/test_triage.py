@@ -152,6 +152,40 @@ def test_removing_dead_code_is_not_a_reading_event(vllm_preset: Preset) -> None:
     assert assess(d).level in (Level.LIST_ONLY, Level.SKIM)
 
 
+def test_withdrawn_tests_or_docs_are_named_not_buried() -> None:
+    # a PR that takes whole test and docs files away, with no source change, withdraws
+    # coverage or a documented feature; a test merged into another file does not
+    preset = load_preset(ASCEND)
+
+    def gone(path: str, n: int) -> dict[str, object]:
+        return file_patch(path, [], [f"    check_{i}()" for i in range(n)], status="removed")
+
+    withdrawn = [
+        gone("tests/e2e/nightly/test_prefix_caching_cp.py", 400),
+        gone("docs/source/tutorials/long_sequence_context_parallel.md", 300),
+        file_patch("tests/e2e/nightly/config.yaml", [], ["  - name: pcp"] * 20),
+    ]
+    body = (
+        "### What this PR does / why we need it?\n"
+        "The upstream PCP code has been merged, so the PCP use cases and their documents are "
+        "taken offline until the refactor lands.\n"
+        "### How was this patch tested?\nCI passed."
+    )
+    pr = make_pr(title="[CI] Take the PCP cases offline", body=body, files=withdrawn, repo=ASCEND)
+    d = analyze(pr, preset)
+    assert features(d)["withdrawal"] == 1
+    assert assess(d).level is Level.SKIM
+    weights = {r.code: r.weight for r in assess(d).reasons[1:]}
+    assert weights["withdrawal"] > 0
+    merged = [
+        gone("tests/e2e/singlecard/test_batch_invariant_graph.py", 640),
+        file_patch("tests/e2e/singlecard/test_batch_invariant.py", ["    run_graph()"] * 17),
+    ]
+    m = analyze(make_pr(title="[Test] Merge two test cases", files=merged, repo=ASCEND), preset)
+    assert features(m)["withdrawal"] == 0
+    assert assess(m).level is Level.LIST_ONLY
+
+
 def test_must_read_needs_a_lesson_not_volume(vllm_preset: Preset) -> None:
     added = [f"    value_{i} = compute_{i}(x)" for i in range(900)]
     big = [file_patch("vllm/v1/worker/gpu_model_runner.py", added)]

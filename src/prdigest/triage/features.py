@@ -87,6 +87,20 @@ def _files_only(d: Dossier, *roles: Role) -> bool:
     return bool(d.files) and all(f.role in roles for f in d.files)
 
 
+def _withdrawal(d: Dossier) -> bool:
+    """Test, docs or CI files taken away in bulk with no source change: coverage or a
+    documented feature withdrawn, which a reader should know of though no runtime code moves
+    (a test merged into another, or lines trimmed from files that stay, is not)."""
+    if _lines(d, Role.SOURCE) or sum(f.status == "removed" for f in d.files) < 2:
+        return False
+    added = sum(f.additions for f in d.files)
+    removed = sum(f.deletions for f in d.files)
+    return removed >= WITHDRAWN_LINES and added <= 0.1 * (added + removed)
+
+
+WITHDRAWN_LINES = 500
+
+
 FEATURES: dict[str, Callable[[Dossier], float]] = {
     **{f"kind_{k.value}": (lambda d, k=k: float(d.kind is k)) for k in KIND_FEATURES},  # type: ignore[misc]
     "source_lines": lambda d: _log(_lines(d, Role.SOURCE)),
@@ -133,6 +147,7 @@ FEATURES: dict[str, Callable[[Dossier], float]] = {
         and sum(f.additions for f in d.files if f.role is Role.SOURCE)
         <= 0.1 * _lines(d, Role.SOURCE)
     ),
+    "withdrawal": lambda d: float(_withdrawal(d)),
     "title_remove": lambda d: float(bool(_REMOVE.match(d.subject))),
     "version_gate": lambda d: float(min(2, _design(d, "version_gate"))),
     "infra_logic": lambda d: float(min(3, _design(d, "infra_logic"))),
