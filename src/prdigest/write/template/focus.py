@@ -274,6 +274,44 @@ def _file_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> 
     return Point((text,), path=top.path)
 
 
+MAX_WITHDRAWN_SHOWN = 3
+
+
+def _withdrawn_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> Point | None:
+    """For a PR that changes no source and mostly deletes whole files (tests, docs, CI configs
+    taken offline), those files, most lines first: what went is the change, not the largest
+    file that stays. A file whose text or tests went to another file is not among them."""
+    went_on = (
+        {f.moved_from for f in d.files}
+        | {t.moved_from for t in d.tests}
+        | {s.path for s in d.symbols if s.moved_to}
+    )
+    gone = [
+        f
+        for f in d.files
+        if f.status == "removed" and f.deletions and f.path not in went_on and not f.moved_from
+    ]
+    if d.source_lines_changed() or len(gone) < 2:
+        return None
+    if sum(f.deletions for f in gone) < sum(f.additions for f in d.files):
+        return None  # more was written than taken away: the new files are the change
+    gone.sort(key=lambda f: -f.deletions)
+    shown = gone[:MAX_WITHDRAWN_SHOWN]
+    for f in shown:
+        cited.fact(f.id)
+    said = [
+        p.get("symbol", "file_gone", file=file_name(f.path, names, cited), deletions=f.deletions)
+        for f in shown
+    ]
+    key = "withdrawn_all" if len(shown) == len(gone) else "withdrawn_some"
+    texts = tuple(
+        p.get("point", key, count=len(gone), files=p.join(said[:size]))
+        for size in range(len(said), 0, -1)
+        if key == "withdrawn_some" or size == len(said)
+    )
+    return Point(texts, path=shown[0].path)
+
+
 def _signal_point(d: Dossier, kind: SignalKind, key: str, p: Phrases, cited: Cited) -> Point | None:
     found = [s for s in d.signals if s.kind is kind][:2]
     if not found:
@@ -323,7 +361,7 @@ def _relocated_tests_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
     same = [t for t in moved if t.moved_from == first.moved_from]
     return p.get(
         "point",
-        "tests_moved",
+        "tests_moved" if len(same) > 2 else "tests_moved_all",  # a count only for the unnamed
         names=p.join([cited.name(t.name, t.path, t.line) for t in same[:2]]),
         count=len(same),
         origin=cited.name(first.moved_from or "", first.moved_from or ""),
@@ -655,9 +693,10 @@ def other_files(
         and names.get(f.path, f.path) not in cited.refs
         and f.path not in skip
     ]
-    candidates = [f for f in unnamed if f.role in (Role.SOURCE, Role.TEST, Role.CONFIG)]
-    if not candidates and not d.source_lines_changed():  # a docs or CI change: its own files
-        candidates = [f for f in unnamed if f.role in (Role.DOCS, Role.CI, Role.BUILD)]
+    read: tuple[Role, ...] = (Role.SOURCE, Role.TEST, Role.CONFIG)
+    if not d.source_lines_changed():  # no runtime code: the docs and CI files are the change
+        read += (Role.DOCS, Role.CI, Role.BUILD)
+    candidates = [f for f in unnamed if f.role in read]
     if not candidates:
         return []
     candidates.sort(key=lambda f: (python and f.language == "cpp", -(f.additions + f.deletions)))
@@ -751,7 +790,9 @@ def focus_points(
     ranked.append((1, edit))
     ranked.append((1, _one(_field_point(d, p, cited, names))))  # new state, before its class
     ranked += [(1, _symbol_point(g, d, p, cited, names)) for g in groups[:1]]
-    if not groups:
+    withdrawn = _withdrawn_point(d, p, cited, names)
+    ranked.append((1, withdrawn))
+    if not groups and not withdrawn:
         ranked.append((1, _file_point(d, p, cited, names)))
     ranked.append((2, _test_point(d, p, cited)))
     ranked.append((2 if edit else 1, _names_point(d, p, cited, quoted)))
