@@ -232,6 +232,21 @@ def test_why_a_test_was_not_run_is_no_reason_for_the_change() -> None:
     assert said == ["The parser dropped the tool name because the remaining call was empty."]
 
 
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    from prdigest.analyze.body import extract_rationale
+
+    body = (
+        "## Purpose\n"
+        "If `input_size` is not divisible by `group_size` (e.g. 2880 / 32), the scale is "
+        "truncated and the op fails. Done.\n"
+    )
+    said = [r.text for r in extract_rationale(body)]
+    assert said == [
+        "If `input_size` is not divisible by `group_size` (e.g. 2880 / 32), the scale is "
+        "truncated and the op fails."
+    ]
+
+
 def test_a_claim_keeps_the_underscores_of_its_code_spans() -> None:
     from prdigest.analyze.body import reduce_claim
 

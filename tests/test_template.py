@@ -1005,6 +1005,32 @@ def test_a_summary_is_said_only_where_the_body_gives_no_reason_and_room_is_left(
         assert len(paragraph) <= 450
 
 
+def test_a_reason_that_only_points_back_gives_way_to_the_purpose() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    purpose = "The scheduler now clears the draft tokens of a preempted request."
+    skim = Assessment("vllm-project/vllm", 1, Level.SKIM, 1.0, (), None, None)
+    files = [file_patch("vllm/v1/core/sched/scheduler.py", ["    req.drafts.clear()"], [])]
+    for reason, quoted in (
+        # says nothing without the sentence before it, or only points at another PR
+        ("Drafts were kept. That causes two crashes.", purpose),
+        ("Drafts were kept. This causes the crash fixed in #1234 before.", purpose),
+        # still tells the effect: quoted
+        ("It crashed because the drafts of a preempted request were kept.", "drafts of a"),
+    ):
+        pr = make_pr(
+            title="[Bugfix] Clear drafts on preemption",
+            body=f"## Purpose\n{purpose}\n\n## Background\n{reason}\n",
+            files=files,
+        )
+        d = analyze(pr, load_preset(pr.repo))
+        paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+        assert quoted[:40] in paragraph, (reason, paragraph)
+
+
 def test_a_file_its_rewrite_point_names_gets_no_second_point_of_line_counts() -> None:
     from prdigest.core.models import Assessment
 

@@ -365,7 +365,10 @@ _SYMPTOM_WORDS = (
     "regression", "loop", "error", "fail", "exception",
 )  # fmt: skip
 _MOTIVATION_WORDS = ("to ", "we need", "so ", "this ")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
+# a stop ends a sentence, but not the one of an abbreviation ("(e.g. 2880 / 32)")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?。！？])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)\s+|\n", re.I
+)
 MAX_RATIONALE = 6
 
 

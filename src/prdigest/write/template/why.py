@@ -278,10 +278,29 @@ def summary_sentence(d: Dossier) -> tuple[SectionFact, str] | None:
     return None
 
 
+def quoted_rationale(d: Dossier) -> RationaleFact | None:
+    """The reason the paragraph quotes: :func:`best_rationale`, unless it points back to a
+    sentence it leaves out and says little on its own ("That causes two issues", "This is
+    related to [vLLM PR #37728](…)") while the purpose section says what the change does in a
+    sentence that stands alone (:func:`summary_sentence`), which then speaks instead. "This
+    caused a symbol clash …" still tells the effect, and stays."""
+    rationale = best_rationale(d)
+    if rationale is None or not _ANAPHOR.search(rationale.claim):
+        return rationale
+    words = len(rationale.claim.split())
+    empty = words < MIN_POINTER_WORDS or _LINK.search(rationale.claim)
+    return None if empty and summary_sentence(d) else rationale
+
+
+MIN_POINTER_WORDS = 6  # a sentence pointing back in fewer words says nothing of its own
+_LINK = re.compile(r"https?://|#\d|\]\(")  # a pointer to another PR, issue or page
+
+
 def summary_part(d: Dossier, p: Phrases, cited: Cited) -> str | None:
     """What the body says the change does, quoted (:func:`summary_sentence`), for a PR whose
-    body gives no reason; said only where the paragraph has room for it."""
-    if best_rationale(d) is not None:
+    body gives no reason that stands alone (:func:`quoted_rationale`); said only where the
+    paragraph has room for it."""
+    if quoted_rationale(d) is not None:
         return None
     found = summary_sentence(d)
     if found is None:
@@ -294,7 +313,7 @@ def summary_part(d: Dossier, p: Phrases, cited: Cited) -> str | None:
 def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
     """Sentences (without the final stop) that say why, in the order a reader wants them."""
     parts: list[str] = []
-    rationale = best_rationale(d)
+    rationale = quoted_rationale(d)
     if rationale is not None:
         cited.fact(rationale.id)
         claim = body_quote(_clip(rationale.claim, QUOTE_LIMIT), d, cited)
