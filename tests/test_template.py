@@ -382,6 +382,14 @@ def test_a_title_that_would_stay_english_is_labelled_not_half_translated(
         ("Fix an error raised by the FIA shape check", "通过 FIA 形状检查修复报错 raised"),
         # a lead verb the phrasebook lacks: the kind's verb went before it
         ("Reshuffle the expert map for EPLB", "修复 EPLB 的 Reshuffle 专家映射"),
+        # an auxiliary or relative word kept between translated words
+        (
+            "Fix reduce sampling where top_k and top_p could be None",
+            "修复 reduce sampling where top_k 与 top_p could None",
+        ),
+        # "only" after its noun, which Chinese cannot put there
+        ("NPU MoE layers support TP only", "修复 NPU MoE 层支持 TP 仅"),
+        ("Restrict kv block zeroer for eagle3 only", "限制 eagle3 仅的 KV 块 zeroer"),
     ],
 )
 def test_a_half_translation_is_said_as_the_labelled_english_subject(

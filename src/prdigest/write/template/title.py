@@ -279,6 +279,12 @@ _PARTICIPLE = re.compile(
 # a subject's first word that reads as a verb: Capitalised ("Prebuild", "Auto-update") or with
 # a verb's ending ("summarize")
 _LEAD_WORD = re.compile(r"[A-Z][a-z]+(?:-[A-Za-z][a-z]+)*|[a-z]+(?:ize|ise|ify|ate)")
+# an English grammar word the rendering kept between translated words ("修复 reduce sampling
+# where top_k 与 top_p could None"): the sentence was not carried over
+_GRAMMAR_WORD = re.compile(
+    r"(?<![A-Za-z0-9_`./-])(?:where|could|would|should|cannot|which|whose|because|was|were|"
+    r"been|does|did|has|have|had|will|than|holds|keeps|one|two|three)(?![A-Za-z0-9_`./(-])"
+)
 _QUOTE = re.compile(r"[\"“”]")
 _QUOTED_CJK = re.compile(r"[\"“][^\"”]*[\u3400-\u9fff][^\"”]*[\"”]")
 
@@ -286,16 +292,22 @@ _QUOTED_CJK = re.compile(r"[\"“][^\"”]*[\u3400-\u9fff][^\"”]*[\"”]")
 def half_translated(text: str, subject: str, p: Phrases) -> bool:
     """Whether a rendered title reads as a half translation, better said as the English
     subject: it ends on a dangling particle ("…失败的"), its quotes are unbalanced or wrap
-    translated words, or English grammar words stayed in it (see above)."""
+    translated words, or English grammar words stayed in it (an auxiliary or a relative
+    word, an adverb, a gerund or participle of the subject's grammar; see above)."""
     plain = re.sub(r"`[^`]*`", "", text).rstrip()
     dangling = p.word("title", "dangling")
     if dangling and plain.endswith(dangling):
+        return True
+    only = p.raw("title", "misplaced_only")
+    if any(w in plain for w in only[:1]) or (only and plain.endswith(tuple(only))):
         return True
     quotes = _QUOTE.findall(plain)
     if len(quotes) % 2 or ("“" in plain) != ("”" in plain) or _QUOTED_CJK.search(plain):
         return True
     terms = p.locale.glossary.get("title", {}).keys() | p.locale.glossary.get("term", {}).keys()
     if any(w.lower() not in terms for w in _ADVERB.findall(plain)):
+        return True
+    if _GRAMMAR_WORD.search(plain):
         return True
     left = [m.group(1) for m in _GERUND.finditer(subject)] + [
         m.group(1) or m.group(2) for m in _PARTICIPLE.finditer(subject)
