@@ -156,3 +156,8 @@ def test_lines_only_converted_to_crlf_are_no_source_lines_changed() -> None:
     skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
     text, _cited = paragraph_for(d, skim, "zh", None)
     assert "39 行只" in text and "换行符" in text  # the figure says what it leaves out
+    # nor do they make the Python side carry the change beside a kernel
+    kernel = {"path": "csrc/dsa/kernel.cpp", "status": "modified", "additions": 30,
+              "deletions": 0, "patch": "@@ -1,0 +1,30 @@\n" + "\n".join(["+int k = 0;"] * 30)}  # fmt: skip
+    both = analyze(make_pr(files=[pr.files[0].model_dump(), kernel]), load_preset(pr.repo))
+    assert not both.python_carries()  # 2 Python lines beside 30 kernel lines

@@ -481,6 +481,16 @@ def test_a_removed_tolist_of_host_data_or_in_a_log_call_is_no_removed_host_sync(
         x for x in detect([(_fact("pkg/attn.py"), device)]) if x.pattern == "host_sync_removed"
     ]
     assert [x.net for x in facts] == [True]
+    # a tensor named for the host, and a sync rewritten as another sync, remove none
+    kept = parse_patch(
+        "pkg/xlite.py",
+        "@@ -1,3 +1,2 @@\n def step(self):\n"
+        "-    ids = slot_mapping_cpu.tolist()\n"
+        "-    return all(torch.all(t == 0).item() for t in tensors)\n"
+        "+    return all(torch.allclose(t, t.new_zeros(1)) for t in tensors)",
+    )
+    facts = [x for x in detect([(_fact("pkg/xlite.py"), kept)]) if x.pattern == "host_sync_removed"]
+    assert [x.net for x in facts] == [False, False]
 
 
 def test_names_in_comments_log_messages_and_docstrings_are_prose_not_uses() -> None:
@@ -1281,6 +1291,20 @@ def test_a_new_condition_around_existing_code_is_said_with_the_code_it_now_guard
         "         return out",
     )
     assert guarded_code([(_fact("pkg/dsa.py"), both)], 1) == []
+    # a condition rewritten: the code ran under the removed `if` before
+    rewritten = parse_patch(
+        "pkg/store.py",
+        "@@ -10,5 +10,4 @@ def setup(self):\n"
+        "-        if self.config.protocol == 'ascend':\n"
+        "-            if os.getenv('USE_FABRIC', '0') != '1':\n"
+        "-                engine = get_engine(host)\n"
+        "-                ret = store.setup(engine)\n"
+        "+        if not self._use_fabric:\n"
+        "+            engine = get_engine(host)\n"
+        "+            ret = store.setup(engine)\n"
+        "         return ret",
+    )
+    assert guarded_code([(_fact("pkg/store.py"), rewritten)], 1) == []
 
 
 def test_two_kinds_of_statement_are_no_edit_of_one() -> None:

@@ -237,12 +237,17 @@ def _unique_techniques(found: list[TechniqueFact]) -> list[TechniqueFact]:
                 update={
                     "cases": max(cases) if cases else None,
                     "asserts_calls": first.asserts_calls or fact.asserts_calls,
+                    "asserted_in": _union(first.asserted_in, fact.asserted_in),
                     "sleeps": first.sleeps or fact.sleeps,
                 }
             )
     return [
         fact.model_copy(update={"id": f"q{i}"}) for i, fact in enumerate(seen.values(), start=1)
     ]
+
+
+def _union(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if a is None and b is None else tuple(sorted(set(a or ()) | set(b or ())))
 
 
 def _narrow(tags: tuple[str, ...], subject: str, preset: Preset) -> tuple[str, ...]:

@@ -1189,6 +1189,9 @@ def extract_techniques(
         if scoped is not None:
             label = str(update.get("label", fact.label))
             update["used_in"] = _users(scoped, fact.technique, _PATTERNS[fact.technique], label)
+            if fact.technique == "mock":
+                asserting = {f for line, f in scoped.added if f and _MOCK_ASSERT.search(line.text)}
+                update["asserted_in"] = tuple(sorted(asserting))
         out.append(fact.model_copy(update=update))
     return out
 

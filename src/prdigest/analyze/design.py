@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from prdigest.analyze.code import EVENT_USE, definition_in, header_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
@@ -262,14 +263,34 @@ def _net_over_pr(
     return out
 
 
+# calls that make the host wait for the device, of any spelling: a removed `.item()` replaced
+# by `torch.allclose(…)` (a Python bool too) removes no sync
+_SYNC_CALL = re.compile(r"\.(?:item|tolist|cpu)\(\)|\bsynchronize\(|\btorch\.(?:allclose|equal)\(")
+SYNC_TWIN_LIKENESS = 0.6  # an added line this alike to the removed one is its new form
+
+
+def _sync_kept(removed: str, added: str) -> bool:
+    """Whether a removed syncing line comes back rewritten with a sync of its own: an added
+    line of the file alike to it that also makes the host wait."""
+    text = removed.strip()
+    return any(
+        _SYNC_CALL.search(line)
+        and SequenceMatcher(None, text, line.strip()).ratio() >= SYNC_TWIN_LIKENESS
+        for line in added.splitlines()
+    )
+
+
 _LOGGING_CALL = re.compile(r"^\s*(?:logger|logging|log|self\.logger)\.\w+\(|^\s*print\(")
 _RECEIVER = re.compile(r"[\w.\[\]]+$")
-_HOST_DATA = re.compile(r"(?:^|[._])(?:np|numpy|array|arr|list)(?:$|[._\[])|_np$|_array$", re.I)
+_HOST_DATA = re.compile(
+    r"(?:^|[._])(?:np|numpy|array|arr|list|cpu)(?:$|[._\[])|_np$|_array$|_cpu$", re.I
+)
 
 
 def _not_a_host_sync(pattern: str, text: str, at: int) -> bool:
     """A removed ``.tolist()``/``.item()`` that syncs nothing: an argument of a logging call
-    (a removed debug line), or called on what its name says is host data (a NumPy array)."""
+    (a removed debug line), or called on what its name says is host data (a NumPy array, a
+    ``slot_mapping_cpu`` tensor)."""
     if pattern != "host_sync_removed" or "synchronize" in text[at:]:
         return False
     if _LOGGING_CALL.search(text):
@@ -319,7 +340,11 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             line=number,
                             in_test=fact.role is Role.TEST,
                             net=_net(match.group(0), pattern.side, sides)
-                            and not _not_a_host_sync(pattern.id, line.text, match.start()),
+                            and not _not_a_host_sync(pattern.id, line.text, match.start())
+                            and not (
+                                pattern.id == "host_sync_removed"
+                                and _sync_kept(line.text, sides[ADDED])
+                            ),
                             guard=said,
                             scope=_scope(pattern.id, hunk, at, said),
                         )
@@ -404,12 +429,33 @@ def _wrapping(
     condition = match.group(1).strip()
     if len(condition) > MAX_GUARD or "`" in condition or _VERSION_CHECK.search(condition):
         return ""
-    depth, wrapped = _indent(line.text), 0
+    depth, wrapped, first = _indent(line.text), 0, ""
     for below in lines[at + 1 : end]:
         if below.kind != ADDED or _indent(below.text) <= depth:
             break
         text = below.text.strip()
         if not removed[text] or added[text] != 1:
             break  # new code under the condition, or code said again elsewhere
-        wrapped += not text.startswith("#")  # a comment taken in is no code
-    return condition if wrapped >= MIN_WRAPPED else ""
+        if not text.startswith("#"):  # a comment taken in is no code
+            wrapped += 1
+            first = first or text
+    if wrapped < MIN_WRAPPED or _was_conditional(lines, first):
+        return ""
+    return condition
+
+
+_BRANCH = re.compile(r"^\s*(?:if|elif)\s.+:\s*(?:#.*)?$|^\s*else\s*:\s*(?:#.*)?$")
+
+
+def _was_conditional(lines: tuple[DiffLine, ...], text: str) -> bool:
+    """Whether the old side ran ``text`` under a branch the PR removes (an environment check
+    rewritten as ``if not self._use_fabric_mem:``): a condition rewritten, not added."""
+    old = [x for x in lines if x.kind != ADDED]
+    for index, x in enumerate(old):
+        if x.kind == REMOVED and x.text.strip() == text:
+            depth = _indent(x.text)
+            for above in reversed(old[:index]):
+                if above.text.strip() and _indent(above.text) < depth:
+                    return above.kind == REMOVED and _BRANCH.match(above.text) is not None
+            return False
+    return False

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/63"
+ANALYZER_VERSION = "analyze/64"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -234,6 +234,8 @@ class TechniqueFact(Fact):
     # the functions whose added lines show it (a fake class: those that name it); None where
     # the language's scopes are not read, so a writer cannot tie it to a particular test
     used_in: tuple[str, ...] | None = None
+    # mock: the functions whose added lines assert on recorded calls (None: scopes not read)
+    asserted_in: tuple[str, ...] | None = None
 
 
 class SectionFact(Fact):
@@ -430,9 +432,9 @@ def python_carries(files: Sequence[FileFact]) -> bool:
     :data:`KERNEL_SHARE` kernel lines per Python line (a two-line binding call beside a 60-line
     kernel is the kernel's change)."""
 
-    def lines(language: str) -> int:
+    def lines(language: str) -> int:  # lines a patch only lays out again are no change
         return sum(
-            f.additions + f.deletions
+            f.additions + f.deletions - 2 * f.relaid
             for f in files
             if f.role is Role.SOURCE and f.language == language
         )

@@ -389,6 +389,8 @@ def _test_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
             if q.technique not in ("shell_stub", "hypothesis", "subprocess")
             else ""
         )
+        if shown and q.asserts_calls and not _asserted_by(q, unique):
+            q = q.model_copy(update={"asserts_calls": False})  # others in the file assert
         phrase = technique_phrase(q, p, label)
         if phrase is None:
             cited.refs.pop(q.label, None)
@@ -411,6 +413,14 @@ def _used_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
     if q.used_in is None:
         return False
     return all(t.path == q.path and t.name in q.used_in for t in tests)
+
+
+def _asserted_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
+    """Whether every one of these tests asserts on the calls a mock recorded (a fake's asserts
+    are the class's, read through any test that uses it)."""
+    if q.technique != "mock" or q.asserted_in is None:
+        return q.technique != "mock"
+    return all(t.name in q.asserted_in for t in tests)
 
 
 def _tests_text(
