@@ -232,6 +232,23 @@ def test_why_a_test_was_not_run_is_no_reason_for_the_change() -> None:
     assert said == ["The parser dropped the tool name because the remaining call was empty."]
 
 
+def test_the_template_questions_without_their_hashes_are_headings() -> None:
+    from prdigest.analyze.body import extract_rationale, extract_sections
+
+    body = (
+        "What this PR does / why we need it?\n"
+        "This PR overlaps the prefill allgather with the indexer to reduce its latency.\n\n"
+        "  How was this patch tested?\n"
+        "CI passed.\n"
+    )
+    sections = extract_sections(body)
+    assert [(x.name, x.empty) for x in sections] == [("purpose", False), ("test_plan", False)]
+    said = [r.text for r in extract_rationale(body)]
+    assert said == [
+        "This PR overlaps the prefill allgather with the indexer to reduce its latency."
+    ]
+
+
 def test_an_abbreviation_does_not_end_a_sentence() -> None:
     from prdigest.analyze.body import extract_rationale
 

@@ -270,6 +270,43 @@ def test_no_default_change_without_a_new_value_of_the_same_option(
     assert SignalKind.DEFAULT_CHANGED not in found
 
 
+def test_a_parameter_default_is_said_for_callers_not_deployments(vllm_preset: Preset) -> None:
+    from prdigest.core.models import Assessment, Level
+    from prdigest.write.template import TemplateWriter
+
+    signature = [
+        "def compute_logits(",
+        "    self,",
+        "    hidden_states,",
+        "    enable_reduce_sample: bool = {},",
+        "):",
+        "    return self.head(hidden_states)",
+    ]
+    old = [line.format("True") for line in signature]
+    new = [line.format("False") for line in signature]
+    patch = "@@ -1,6 +1,6 @@\n" + "\n".join(
+        [f" {x}" for x in old[:3]] + [f"-{old[3]}", f"+{new[3]}"] + [f" {x}" for x in old[4:]]
+    )
+    files = [{"path": "vllm/patch/eagle3.py", "status": "modified", "additions": 1,
+              "deletions": 1, "patch": patch}]  # fmt: skip
+    d = analyze(make_pr(files=files), vllm_preset)
+    [found] = [s for s in d.signals if s.kind is SignalKind.DEFAULT_CHANGED]
+    assert (found.detail, found.parameter_of) == ("enable_reduce_sample", "compute_logits")
+    skim = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
+    text = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+    assert "`compute_logits` 的参数 `enable_reduce_sample`" in text and "部署" not in text
+    field = analyze(  # a config field keeps the deployment wording
+        make_pr(
+            files=[
+                file_patch("vllm/config.py", ["    flag: bool = False"], ["    flag: bool = True"])
+            ]
+        ),
+        vllm_preset,
+    )
+    [kept] = [s for s in field.signals if s.kind is SignalKind.DEFAULT_CHANGED]
+    assert kept.parameter_of is None
+
+
 def test_a_default_changed_in_a_test_file_is_no_signal(vllm_preset: Preset) -> None:
     old, new = '    x = extra.get("alpha", False)', '    x = extra.get("alpha", True)'
     assert SignalKind.DEFAULT_CHANGED in signals(

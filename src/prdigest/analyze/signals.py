@@ -52,7 +52,7 @@ from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, v
 from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in, language_of
 from prdigest.analyze.design import guard
 from prdigest.analyze.moves import Moves
-from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import (
     ChecksSummary,
     CommitFact,
@@ -263,6 +263,7 @@ class _Collector:
         provenance: Provenance | None = None,
         value: str | None = None,
         condition: str | None = None,
+        parameter_of: str | None = None,
     ) -> None:
         key = (kind, detail)
         if key in self._seen or self._per_kind.get(kind, 0) >= MAX_PER_KIND:
@@ -281,6 +282,7 @@ class _Collector:
                 owner=owner,
                 value=value,
                 condition=condition,
+                parameter_of=parameter_of,
             )
         )
 
@@ -661,7 +663,32 @@ def _defaults_changed(out: _Collector, fact: FileFact, patch: ParsedPatch) -> No
                     line=line.new_no,
                     value=f"{old[2]} → {new[2]}",
                     condition=guard(hunk.lines, _statement_start(hunk.lines, at)) or None,
+                    parameter_of=_signature_of(hunk, at),
                 )
+
+
+_DEF_OPEN = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\(")
+
+
+def _signature_of(hunk: Hunk, at: int) -> str | None:
+    """The function whose parameter list holds line ``at`` (``enable_x: bool = False,``
+    under ``def compute_logits(``), or None for a field, a keyword or anything else: a
+    parameter's default changes for callers that leave it out, not for deployments."""
+    lines = hunk.lines
+    if not lines[at].text.rstrip().endswith(","):
+        return None  # a field or a statement; a parameter list runs on with commas
+    side = lines[at].kind
+    for index in range(at - 1, -1, -1):
+        above = lines[index]
+        if above.kind not in (side, CONTEXT):
+            continue
+        opened = _DEF_OPEN.match(above.text)
+        if opened:
+            return opened.group(1)
+        if not above.text.rstrip().endswith(_CONTINUED):
+            return None  # a statement ended above: not inside a signature
+    opened = _DEF_OPEN.match(hunk.header)
+    return opened.group(1) if opened and hunk.header.rstrip().endswith(_CONTINUED) else None
 
 
 _TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.(?:py|rs|go|sh|js|ts)$")

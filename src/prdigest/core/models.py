@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/64"
+ANALYZER_VERSION = "analyze/65"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
@@ -395,6 +395,7 @@ class SignalFact(Fact):
     line: int | None = None
     owner: str | None = None  # TODO(owner)
     condition: str | None = None  # the ``if`` the changed line sits under (a default set there)
+    parameter_of: str | None = None  # a changed default of this function's parameter
 
 
 class ChecksSummary(_Frozen):

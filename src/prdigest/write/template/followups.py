@@ -109,6 +109,16 @@ def _followup_text(
     if kind is SignalKind.DEFAULT_CHANGED and first.value:
         before, after = first.value.split(" → ")
         detail = cited.name(first.detail, first.path or "", first.line)
+        if first.parameter_of:  # callers that leave it out change, not deployments
+            function = cited.name(first.parameter_of, first.path or "", None)
+            return p.get(
+                "followup",
+                "default_changed_parameter",
+                detail=detail,
+                function=function,
+                before=code(before),
+                after=code(after),
+            )
         if first.condition:  # a default set under an `if`: only that case changes
             condition = cited.name(first.condition, first.path or "", first.line)
             return p.get(

@@ -8,7 +8,8 @@ before the word they qualify ("X for Y" → "Y 的 X"), and the effect: a relati
 performance metric the body claims, or — for a fix — the symptom the body names (crash, hang,
 leak, OOM, wrong output …). A title that would stay mostly English, or whose rendering shows
 the grammar did not carry over (:func:`half_translated`: a dangling particle, quotes around
-translated words, an English adverb, gerund or participle left standing), is written as
+translated words, an English adverb, gerund, participle, auxiliary, relative word or numeral
+left standing, a postpositive "only" come out as 仅 at the end), is written as
 ``【修复】English subject`` instead of a half translation; the PR's own title is shown by the
 markdown and html formats, so nothing is lost. Never two prefixes.
 

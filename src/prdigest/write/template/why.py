@@ -148,6 +148,8 @@ def best_rationale(d: Dossier) -> RationaleFact | None:
                 r.code_unseen and _SAYS_A_CHANGE.match(r.claim)
             ):
                 continue  # what it says was changed is not in this diff
+            if _title_words(r.claim, d.title):
+                continue  # the title again (a body that repeats it): the headline says it
             spans = len(set(_CODE_SPAN.findall(r.claim)))
             if kind == "symptom" and not SEVERE.search(r.claim):
                 continue
