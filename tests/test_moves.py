@@ -345,3 +345,36 @@ def test_a_kernel_class_renamed_where_it_stands_is_a_rename() -> None:
     moves = detect([(_fact(path, language="cpp"), parse_patch(path, patch))], symbols)
     origin = moves.origin(path, None, "CompressorBlockCube")
     assert origin is not None and origin.name == "CompressorBlockCubePerf"
+
+
+def test_a_class_header_rewritten_below_a_new_class_is_a_rename() -> None:
+    # a manager split in two: a new class put in front, the old one's header renamed and
+    # re-based, its body kept as context
+    patch = "\n".join(
+        [
+            "@@ -27,4 +27,13 @@",
+            "-class EagleAclGraphManager(EagleCudaGraphManager):",
+            "+class PrefillEagleAclGraphManager(PrefillEagleCudaGraphManager):",
+            "+    def capture(self, desc, num_tokens):",
+            "+        graph = self.new_graph(desc)",
+            "+        with self.capture_stream(graph):",
+            "+            hidden = self.model(num_tokens)",
+            "+        self.graphs[desc] = graph",
+            "+        return hidden",
+            "+",
+            "+",
+            "+class DecodeEagleAclGraphManager(DecodeEagleCudaGraphManager):",
+            '     """AclGraphManager for Eagle speculative decoding."""',
+            " ",
+            "     def __init__(",
+        ]
+    )
+    symbols = [
+        ("p.py", "EagleAclGraphManager", "class", None, "removed"),
+        ("p.py", "PrefillEagleAclGraphManager", "class", None, "added"),
+        ("p.py", "DecodeEagleAclGraphManager", "class", None, "added"),
+    ]
+    moves = detect([(_fact("p.py"), parse_patch("p.py", patch))], symbols)
+    origin = moves.origin("p.py", None, "DecodeEagleAclGraphManager")
+    assert origin is not None and origin.name == "EagleAclGraphManager"
+    assert moves.origin("p.py", None, "PrefillEagleAclGraphManager") is None

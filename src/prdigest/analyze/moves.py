@@ -325,6 +325,8 @@ def renamed_in_place(patch: ParsedPatch, language: str | None) -> list[tuple[str
 def _renamed_in_runs(removed: list[str], added: list[str], language: str) -> list[tuple[str, str]]:
     olds = [(t, d) for t in removed if (d := definition_in(t, language)) is not None]
     news = [(t, d) for t in added if (d := definition_in(t, language)) is not None]
+    if olds and news and len(olds) != len(news):
+        return _header_renamed(removed, added, language)
     if not olds or len(olds) != len(news):
         return []
     return [
@@ -335,6 +337,25 @@ def _renamed_in_runs(removed: list[str], added: list[str], language: str) -> lis
         and old_text.replace(old.name, new.name, 1) == new_text
         and SequenceMatcher(None, old.name.lower(), new.name.lower()).ratio() >= NAME_ALIKE
     ]
+
+
+def _header_renamed(removed: list[str], added: list[str], language: str) -> list[tuple[str, str]]:
+    """A class whose header line alone is rewritten, its body kept as context, after new code
+    put in front of it (``class EagleAclGraphManager(EagleCudaGraphManager):`` →
+    ``class DecodeEagleAclGraphManager(DecodeEagleCudaGraphManager):`` below a new Prefill
+    class): the last line of each run is a class header, the names alike."""
+    old = definition_in(removed[-1], language)
+    new = definition_in(added[-1], language)
+    if old is None or new is None or old.kind != "class" or new.kind != "class":
+        return []
+    if old.name == new.name or _indent(removed[-1]) != _indent(added[-1]):
+        return []
+    alike = SequenceMatcher(None, old.name.lower(), new.name.lower()).ratio()
+    return [(old.name, new.name)] if alike >= NAME_ALIKE else []
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
 
 
 def _match_in_place(

@@ -303,12 +303,14 @@ def _withdrawn_point(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]
         p.get("symbol", "file_gone", file=file_name(f.path, names, cited), deletions=f.deletions)
         for f in shown
     ]
-    key = "withdrawn_all" if len(shown) == len(gone) else "withdrawn_some"
-    texts = tuple(
-        p.get("point", key, count=len(gone), files=p.join(said[:size]))
-        for size in range(len(said), 0, -1)
-        if key == "withdrawn_some" or size == len(said)
-    )
+    texts: tuple[str, ...]
+    if len(shown) == len(gone):  # "all of them": no shorter wording names fewer
+        texts = (p.get("point", "withdrawn_all", count=len(gone), files=p.join(said)),)
+    else:
+        texts = tuple(
+            p.get("point", "withdrawn_some", count=len(gone), files=p.join(said[:size]))
+            for size in range(len(said), 0, -1)
+        )
     return Point(texts, path=shown[0].path)
 
 

@@ -135,8 +135,8 @@ _SAYS_A_CHANGE = re.compile(
 
 def best_rationale(d: Dossier) -> RationaleFact | None:
     """The sentence that says most about why: a root cause, else a symptom that names a severe
-    effect, else the motivation — never a measurement or a line of the test results. Of the
-    sentences of one kind, one that names code comes first (it says where)."""
+    effect, else the motivation — never a measurement, a line of the test results or the title
+    said again. Of the sentences of one kind, one that names code comes first (it says where)."""
     found: list[tuple[int, int, RationaleFact]] = []
     for rank, kind in enumerate(("root_cause", "symptom", "motivation")):
         for r in d.rationale:
