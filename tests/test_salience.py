@@ -1331,3 +1331,38 @@ def test_a_conjunct_that_now_opens_its_condition_is_no_edit() -> None:
         is None
     )
     assert edit_of("        or mask is None", "        mask is None") is None
+
+
+def test_the_same_value_under_a_new_local_name_is_no_edit() -> None:
+    # the local renamed: the keyword argument passes what it passed before
+    renamed = (
+        "@@ -5,3 +5,4 @@ def propose(self, batch):\n"
+        "-    num_query_per_req = self.num_speculative_tokens\n"
+        "-    meta = build(batch, num_query_per_req=num_query_per_req)\n"
+        "+    # one block of drafts per request: v2 derives num_query_per_req from it\n"
+        "+    block_size = self.num_speculative_tokens\n"
+        "+    meta = build(batch, num_query_per_req=block_size)\n"
+        "     return meta"
+    )
+    pairs = _edit_pairs("pkg/proposer.py", renamed)
+    assert ("num_query_per_req=num_query_per_req", "num_query_per_req=block_size") not in pairs
+    # a value put in a local first, then passed under the local's name
+    hoisted = (
+        "@@ -5,2 +5,3 @@ def load(self, model):\n"
+        "-    self.loader.load(model=model, device=self.device)\n"
+        "+    elastic_model = model\n"
+        "+    self.loader.load(model=elastic_model, device=self.device)\n"
+        "     return model"
+    )
+    assert _edit_pairs("pkg/loader.py", hoisted) == []
+    # a local given another value under an `if` is another value: still an edit
+    fallback = (
+        "@@ -5,2 +5,5 @@ def load(self, model):\n"
+        "-    self.loader.load(model=model, device=self.device)\n"
+        "+    elastic_model = self.elastic(model)\n"
+        "+    if elastic_model is None:\n"
+        "+        elastic_model = model\n"
+        "+    self.loader.load(model=elastic_model, device=self.device)\n"
+        "     return model"
+    )
+    assert ("model=model", "model=elastic_model") in _edit_pairs("pkg/loader.py", fallback)

@@ -22,7 +22,7 @@ import functools
 import keyword
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -1291,7 +1291,8 @@ def rank(
     }
     scores = {x.name: x.score for x in ranked}
     renames = _renamed_names(parsed, raw_edits)
-    return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners, renames)
+    aliases = _aliases(parsed, edited_paths)
+    return ranked, _ranked_edits(raw_edits, symbols, context, scores, owners, renames, aliases)
 
 
 _ASSIGNMENT = re.compile(
@@ -1348,6 +1349,8 @@ def _renamed_names(
         for f, _line, before, after in edits
         if _IDENTIFIER.fullmatch(before) and _IDENTIFIER.fullmatch(after)
     ]
+    edited = {f.path for f, _l, _b, _a in edits}
+    bare += _reassigned(p for p in parsed if p[0].path in edited)
     if not bare:
         return set()
     paths = {path for path, _b, _a in bare}
@@ -1358,7 +1361,7 @@ def _renamed_names(
         new_side, old_side = words.setdefault(f.path, (set(), set()))
         for hunk in p.hunks:
             for line in hunk.lines:
-                found = _IDENTIFIER.findall(line.text)
+                found = _IDENTIFIER.findall(_uses(line.text, f.language))
                 if line.kind != REMOVED:
                     new_side.update(found)
                 if line.kind != ADDED:
@@ -1370,6 +1373,80 @@ def _renamed_names(
     }
 
 
+def _reassigned(parsed: Iterable[tuple[FileFact, ParsedPatch]]) -> list[tuple[str, str, str]]:
+    """(path, old, new) of a local the patch assigns the same value under a new name (``x =
+    self.n`` removed, ``y = self.n`` added): a candidate rename, the uses decide."""
+    found: list[tuple[str, str, str]] = []
+    for f, p in parsed:
+        if f.language != "python":
+            continue
+        sides: dict[str, dict[str, str]] = {REMOVED: {}, ADDED: {}}
+        for hunk in p.hunks:
+            for line in hunk.lines:
+                match = _ASSIGNMENT.match(_python_code(line.text)) if line.kind in sides else None
+                if match and not match["self"]:
+                    sides[line.kind][match["value"].strip()] = match["name"]
+        for value, old in sides[REMOVED].items():
+            new = sides[ADDED].get(value)
+            if new and new != old:
+                found.append((f.path, old, new))
+    return found
+
+
+_KEYWORD = re.compile(r"\b[A-Za-z_]\w*=(?!=)")  # ``name=`` of a keyword argument: no use of name
+
+
+def _uses(text: str, language: str | None) -> str:
+    """A Python line's code without its comment and its keyword names: what it reads and
+    writes (other languages: the line as it is)."""
+    return _KEYWORD.sub("=", _python_code(text)) if language == "python" else text
+
+
+def _aliases(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]], paths: set[str]
+) -> set[tuple[str, str, str]]:
+    """(path, name, value) of the locals the added lines assign (``block_size =
+    self.num_speculative_tokens``): an edit of ``value`` into ``name`` passes the same value."""
+    values: dict[tuple[str, str], set[str]] = {}
+    for f, p in parsed:
+        if f.path not in paths or f.language != "python":
+            continue
+        for line in p.added():
+            match = _ASSIGNMENT.match(_python_code(line.text))
+            if match and not match["self"]:
+                values.setdefault((f.path, match["name"]), set()).add(match["value"].strip())
+    # a local given another value elsewhere (a fallback under an `if`) is no alias
+    return {(path, name, next(iter(v))) for (path, name), v in values.items() if len(v) == 1}
+
+
+def _same_value(path: str, before: str, after: str, aliases: set[tuple[str, str, str]]) -> bool:
+    """Whether an edit only passes a value under a new local's name (``k=X`` → ``k=b`` where the
+    PR adds ``b = X``)."""
+    key, sep, value = before.partition("=")
+    new_key, new_sep, new_value = after.partition("=")
+    if sep and new_sep and key == new_key and "=" not in (value[:1], new_value[:1]):
+        before, after = value, new_value
+    return (path, after, before) in aliases
+
+
+def _renamed_use(before: str, after: str, renamed: dict[str, str]) -> bool:
+    """Whether ``after`` is ``before`` with a renamed local's uses renamed (keyword names
+    stay: ``num_query_per_req=num_query_per_req`` → ``num_query_per_req=block_size``)."""
+    if not renamed or before == after:
+        return False
+    out, at = [], 0
+    for match in _IDENTIFIER.finditer(before):
+        name = match[0]
+        keyword = before[match.end() : match.end() + 1] == "=" and (
+            before[match.end() + 1 : match.end() + 2] != "="
+        )
+        out.append(before[at : match.start()])
+        out.append(name if keyword else renamed.get(name, name))
+        at = match.end()
+    out.append(before[at:])
+    return "".join(out) == after and not _IDENTIFIER.fullmatch(before)
+
+
 def _ranked_edits(
     raw: Sequence[tuple[FileFact, DiffLine, str, str]],
     symbols: Sequence[SymbolFact],
@@ -1377,6 +1454,7 @@ def _ranked_edits(
     scores: dict[str, float],
     owners: dict[str, dict[int, str]],
     renames: set[tuple[str, str, str]],
+    aliases: set[tuple[str, str, str]] = frozenset(),  # type: ignore[assignment]
 ) -> list[EditFact]:
     def worth(item: tuple[FileFact, DiffLine, str, str]) -> float:
         fact, _line, before, after = item
@@ -1404,6 +1482,7 @@ def _ranked_edits(
     renamed_to = {before: after for _path, before, after in renames} | renamed_definitions
     seen: set[tuple[str, str]] = set()
     unique = []
+    local_renames = {before: after for _path, before, after in renames}
     for item in raw:
         pair = (item[2], item[3])
         names = _IDENTIFIER.findall(item[2])
@@ -1412,6 +1491,10 @@ def _ranked_edits(
             and _IDENTIFIER.sub(lambda m: renamed_to.get(m[0], m[0]), item[2]) == item[3]
         ):
             continue  # a renamed definition used under its new name: the rename says it
+        if _renamed_use(item[2], item[3], local_renames) or _same_value(
+            item[0].path, item[2], item[3], aliases
+        ):
+            continue  # the same value under a local's new name: nothing a reader need check
         if pair not in seen and (item[0].path, owner_of(item[0], item[1])) not in new_defs:
             seen.add(pair)
             unique.append(item)
