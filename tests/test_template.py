@@ -1299,3 +1299,25 @@ def test_an_environment_variable_the_new_code_reads_is_not_said_as_new() -> None
     said = " ".join(_points_of(files))
     assert "读取环境变量 `HCCL_OP_EXPANSION_MODE`" in said
     assert "新增环境变量" not in said and "引入了环境变量" not in said
+
+
+def test_the_test_ratio_is_said_only_when_the_test_lines_hold_tests() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    skim = Assessment("vllm-project/vllm", 1, Level.SKIM, 1.0, (), None, None)
+    code = file_patch("vllm/v1/worker/gpu_worker.py", ["    ratio = 0.7"], ["    ratio = 0.95"])
+    thresholds = file_patch(
+        "tests/e2e/test_memory.py", ["    LIMIT = 0.7"] * 9, ["    LIMIT = 0.95"] * 9
+    )
+    new_test = file_patch(
+        "tests/v1/test_worker.py",
+        ["def test_ratio_is_lowered():", *["    assert worker.ratio == 0.7"] * 8],
+    )
+    for tests, said in ((thresholds, False), (new_test, True)):
+        pr = make_pr(title="[Misc] Lower the memory ratio", files=[code, tests])
+        d = analyze(pr, load_preset(pr.repo))
+        paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
+        assert ("测试却有" in paragraph or "配了" in paragraph) is said, paragraph

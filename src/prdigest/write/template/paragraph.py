@@ -93,9 +93,11 @@ def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> st
 def _shape(d: Dossier, p: Phrases) -> str:
     if d.coverage.diff.value == "none":
         return p.get("shape", "metadata")
-    source = sum(f.additions + f.deletions for f in d.files if f.role is Role.SOURCE)
+    source = d.source_lines_changed()
     tests = sum(f.additions + f.deletions for f in d.files if f.role is Role.TEST)
-    if source and tests >= 3 * source and source <= 30:
+    # a ratio worth a look only when the test lines hold tests (not thresholds edited in a
+    # config or an e2e case)
+    if source and tests >= 3 * source and source <= 30 and d.tests:
         return p.get("shape", "tests_heavy", source=source, tests=tests)
     if d.coverage.diff.value == "partial":
         return p.get("shape", "partial", note=d.coverage.note)
