@@ -444,7 +444,7 @@ def _wrapping(
     return condition
 
 
-_BRANCH = re.compile(r"^\s*(?:if|elif)\s.+:\s*(?:#.*)?$|^\s*else\s*:\s*(?:#.*)?$")
+_ELSE = re.compile(r"^\s*else\s*:\s*(?:#.*)?$")
 
 
 def _was_conditional(lines: tuple[DiffLine, ...], text: str) -> bool:
@@ -456,6 +456,7 @@ def _was_conditional(lines: tuple[DiffLine, ...], text: str) -> bool:
             depth = _indent(x.text)
             for above in reversed(old[:index]):
                 if above.text.strip() and _indent(above.text) < depth:
-                    return above.kind == REMOVED and _BRANCH.match(above.text) is not None
+                    branch = _IF.match(above.text) or _ELSE.match(above.text)
+                    return above.kind == REMOVED and branch is not None
             return False
     return False

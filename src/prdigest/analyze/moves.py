@@ -348,14 +348,10 @@ def _header_renamed(removed: list[str], added: list[str], language: str) -> list
     new = definition_in(added[-1], language)
     if old is None or new is None or old.kind != "class" or new.kind != "class":
         return []
-    if old.name == new.name or _indent(removed[-1]) != _indent(added[-1]):
+    if old.name == new.name or old.indent != new.indent:
         return []
     alike = SequenceMatcher(None, old.name.lower(), new.name.lower()).ratio()
     return [(old.name, new.name)] if alike >= NAME_ALIKE else []
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip())
 
 
 def _match_in_place(

@@ -1380,17 +1380,21 @@ def _reassigned(parsed: Iterable[tuple[FileFact, ParsedPatch]]) -> list[tuple[st
     for f, p in parsed:
         if f.language != "python":
             continue
-        sides: dict[str, dict[str, str]] = {REMOVED: {}, ADDED: {}}
-        for hunk in p.hunks:
-            for line in hunk.lines:
-                match = _ASSIGNMENT.match(_python_code(line.text)) if line.kind in sides else None
-                if match and not match["self"]:
-                    sides[line.kind][match["value"].strip()] = match["name"]
-        for value, old in sides[REMOVED].items():
-            new = sides[ADDED].get(value)
+        gone = {value: name for name, value in _local_assignments(p.removed())}
+        new_names = {value: name for name, value in _local_assignments(p.added())}
+        for value, old in gone.items():
+            new = new_names.get(value)
             if new and new != old:
                 found.append((f.path, old, new))
     return found
+
+
+def _local_assignments(lines: Iterable[DiffLine]) -> Iterator[tuple[str, str]]:
+    """(name, value) of each Python line that assigns a local (``x = self.n``; not ``self.x``)."""
+    for line in lines:
+        match = _ASSIGNMENT.match(_python_code(line.text))
+        if match and not match["self"]:
+            yield match["name"], match["value"].strip()
 
 
 _KEYWORD = re.compile(r"\b[A-Za-z_]\w*=(?!=)")  # ``name=`` of a keyword argument: no use of name
@@ -1404,22 +1408,24 @@ def _uses(text: str, language: str | None) -> str:
 
 def _aliases(
     parsed: Sequence[tuple[FileFact, ParsedPatch]], paths: set[str]
-) -> set[tuple[str, str, str]]:
+) -> frozenset[tuple[str, str, str]]:
     """(path, name, value) of the locals the added lines assign (``block_size =
     self.num_speculative_tokens``): an edit of ``value`` into ``name`` passes the same value."""
     values: dict[tuple[str, str], set[str]] = {}
     for f, p in parsed:
         if f.path not in paths or f.language != "python":
             continue
-        for line in p.added():
-            match = _ASSIGNMENT.match(_python_code(line.text))
-            if match and not match["self"]:
-                values.setdefault((f.path, match["name"]), set()).add(match["value"].strip())
+        for name, value in _local_assignments(p.added()):
+            values.setdefault((f.path, name), set()).add(value)
     # a local given another value elsewhere (a fallback under an `if`) is no alias
-    return {(path, name, next(iter(v))) for (path, name), v in values.items() if len(v) == 1}
+    return frozenset(
+        (path, name, next(iter(v))) for (path, name), v in values.items() if len(v) == 1
+    )
 
 
-def _same_value(path: str, before: str, after: str, aliases: set[tuple[str, str, str]]) -> bool:
+def _same_value(
+    path: str, before: str, after: str, aliases: frozenset[tuple[str, str, str]]
+) -> bool:
     """Whether an edit only passes a value under a new local's name (``k=X`` → ``k=b`` where the
     PR adds ``b = X``)."""
     key, sep, value = before.partition("=")
@@ -1454,7 +1460,7 @@ def _ranked_edits(
     scores: dict[str, float],
     owners: dict[str, dict[int, str]],
     renames: set[tuple[str, str, str]],
-    aliases: set[tuple[str, str, str]] = frozenset(),  # type: ignore[assignment]
+    aliases: frozenset[tuple[str, str, str]] = frozenset(),
 ) -> list[EditFact]:
     def worth(item: tuple[FileFact, DiffLine, str, str]) -> float:
         fact, _line, before, after = item
@@ -1479,10 +1485,10 @@ def _ranked_edits(
     # made in place: "X 里把 a 改为 b" would say X was there before
     new_defs = {(s.path, s.name) for s in symbols if s.change == "added" and not s.relocated}
     renamed_definitions = {s.renamed_from: s.name for s in symbols if s.renamed_from}
-    renamed_to = {before: after for _path, before, after in renames} | renamed_definitions
+    local_renames = {before: after for _path, before, after in renames}
+    renamed_to = local_renames | renamed_definitions
     seen: set[tuple[str, str]] = set()
     unique = []
-    local_renames = {before: after for _path, before, after in renames}
     for item in raw:
         pair = (item[2], item[3])
         names = _IDENTIFIER.findall(item[2])

@@ -164,6 +164,11 @@ class FileFact(Fact):
     # of a whole file changed): counted in additions and deletions, changed in no way a reader sees
     relaid: int = 0
 
+    @property
+    def lines_seen(self) -> int:
+        """Lines added or removed, without those only laid out again in place."""
+        return self.additions + self.deletions - 2 * self.relaid
+
 
 class SymbolFact(Fact):
     """A function or class whose code the PR adds, changes or removes."""
@@ -434,11 +439,7 @@ def python_carries(files: Sequence[FileFact]) -> bool:
     kernel is the kernel's change)."""
 
     def lines(language: str) -> int:  # lines a patch only lays out again are no change
-        return sum(
-            f.additions + f.deletions - 2 * f.relaid
-            for f in files
-            if f.role is Role.SOURCE and f.language == language
-        )
+        return sum(f.lines_seen for f in files if f.role is Role.SOURCE and f.language == language)
 
     python = lines("python")
     kernels = lines("cpp")
@@ -506,9 +507,7 @@ class Dossier(_Frozen):
 
     def source_lines_changed(self) -> int:
         """Source lines added or removed, without those only laid out again in place."""
-        return sum(
-            f.additions + f.deletions - 2 * f.relaid for f in self.files if f.role is Role.SOURCE
-        )
+        return sum(f.lines_seen for f in self.files if f.role is Role.SOURCE)
 
     def python_carries(self) -> bool:
         return python_carries(self.files)

@@ -420,9 +420,9 @@ def _used_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
 def _asserted_by(q: TechniqueFact, tests: list[TestFact]) -> bool:
     """Whether every one of these tests asserts on the calls a mock recorded (a fake's asserts
     are the class's, read through any test that uses it)."""
-    if q.technique != "mock" or q.asserted_in is None:
-        return q.technique != "mock"
-    return all(t.name in q.asserted_in for t in tests)
+    if q.technique != "mock":
+        return True
+    return q.asserted_in is not None and all(t.name in q.asserted_in for t in tests)
 
 
 def _tests_text(

@@ -299,8 +299,8 @@ def half_translated(text: str, subject: str, p: Phrases) -> bool:
     dangling = p.word("title", "dangling")
     if dangling and plain.endswith(dangling):
         return True
-    only = p.raw("title", "misplaced_only")
-    if any(w in plain for w in only[:1]) or (only and plain.endswith(tuple(only))):
+    inside, at_end = p.word("title", "misplaced_only"), p.word("title", "misplaced_only_end")
+    if (inside and inside in plain) or (at_end and plain.endswith(at_end)):
         return True
     quotes = _QUOTE.findall(plain)
     if len(quotes) % 2 or ("“" in plain) != ("”" in plain) or _QUOTED_CJK.search(plain):
