@@ -45,6 +45,15 @@ def test_sections_found_and_emptiness_ignores_comments() -> None:
     assert [s.empty for s in empty] == [False, True]
 
 
+def test_a_byte_order_mark_does_not_hide_the_first_heading() -> None:
+    # an editor's BOM before "## What this PR does": the purpose was read as prose, and its
+    # heading was quoted as what the PR does
+    body = "\ufeff## What this PR does / why we need it?\n\nAdd a cache for the lint hooks.\n"
+    (section,) = extract_sections(body)
+    assert section.name == "purpose"
+    assert section.text == "Add a cache for the lint hooks."
+
+
 def test_claims_from_prose_and_tables_not_checklist() -> None:
     claims = extract_claims(TEMPLATE_BODY)
     assert [(c.figure, c.metric, c.in_table) for c in claims] == [

@@ -127,6 +127,34 @@ def test_yaml_ci_steps() -> None:
     assert symbols("pipeline.yaml", patch) == {"CPU Spec Decode Test": ("step", "added", None)}
 
 
+WORKFLOW_PATCH = (
+    "@@ -30,1 +30,3 @@ on:\n"
+    "   workflow_call:\n"
+    "+    secrets:\n"
+    "+      OBS_KEY:\n"
+    "@@ -116,2 +118,8 @@ jobs:\n"
+    "           path: ./report.md\n"
+    "-          retention-days: 7\n"
+    "+          retention-days: 14\n"
+    "+\n"
+    "+  archive-report:\n"
+    "+    needs: analyze\n"
+    "+    runs-on: ubuntu-latest\n"
+    "+    steps:\n"
+    "+      - run: echo archive\n"
+)
+
+
+def test_workflow_jobs_are_ci_steps_and_the_trigger_section_is_none() -> None:
+    # the hunk header puts the second hunk under `jobs:`; its first lines belong to the job
+    # before it (not shown), the new key two spaces in is a new job; `workflow_call:` under
+    # `on:` is no job
+    found = symbols(".github/workflows/analyze.yaml", WORKFLOW_PATCH)
+    assert found == {"archive-report": ("step", "added", None)}
+    # outside .github/workflows a two-space key is plain YAML
+    assert symbols("configs/analyze.yaml", WORKFLOW_PATCH) == {}
+
+
 def test_tests_and_techniques() -> None:
     lines = [
         "import threading",

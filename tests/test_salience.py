@@ -173,6 +173,32 @@ def test_a_raise_that_only_moves_is_no_new_fail_closed_path() -> None:
     assert net == {"raise ValueError": False, "raise RuntimeError": True}
 
 
+def test_workflow_design_a_soft_failure_a_run_group_and_the_secrets_read() -> None:
+    from prdigest.analyze.design import detect
+
+    lines = [
+        "  archive:",
+        "    continue-on-error: true",
+        "    concurrency:",
+        "      group: daily-archive",
+        "    env:",
+        "      KEY: ${{ secrets.OBS_ACCESS_KEY }}",
+        "      TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+        "      SOFT: ${{ inputs.soft }}  # continue-on-error: false elsewhere",
+    ]
+    patch = "@@ -1,1 +1,9 @@ jobs:\n jobs:\n" + "".join(f"+{x}\n" for x in lines)
+    path = ".github/workflows/archive.yaml"
+    facts = detect([(_fact(path, Role.CI, "yaml"), parse_patch(path, patch))])
+    found = {(x.pattern, x.label) for x in facts}
+    assert found == {
+        ("soft_fail", "continue-on-error: true"),
+        ("run_group", "concurrency"),
+        ("secret", "secrets.OBS_ACCESS_KEY"),  # the run's own token is routine
+    }
+    # the same words in a source file are no workflow
+    assert not detect([(_fact("pkg/a.py"), parse_patch("pkg/a.py", patch))])
+
+
 def test_a_kernel_with_many_definitions_leaves_room_for_the_python_files_after_it() -> None:
     from prdigest.analyze import MAX_SYMBOLS, analyze
     from prdigest.core.presets import load_preset
@@ -1366,3 +1392,55 @@ def test_the_same_value_under_a_new_local_name_is_no_edit() -> None:
         "     return model"
     )
     assert ("model=model", "model=elastic_model") in _edit_pairs("pkg/loader.py", fallback)
+
+
+_SPLIT_LOCAL = r"""
+import json
+from prdigest.analyze import analyze
+from prdigest.core.presets import load_preset
+from prdigest.core.records import parse_record
+patch = (
+    "@@ -1,7 +1,7 @@ def kernel(a, b, total):\n"
+    "-    mblk = tl.arange(0, 8)\n"
+    "-    nblk = tl.arange(0, a)\n"
+    "-    idx = mblk[:, None] * total + nblk[None, :]\n"
+    "+    rows = tl.arange(0, 8)\n"
+    "+    qk_cols = tl.arange(0, a)\n"
+    "+    idx = rows[:, None] * total + qk_cols[None, :]\n"
+    "     tl.store(out + idx, x)\n"
+    "-    nblk = tl.arange(a, b)\n"
+    "-    idx = mblk[:, None] * total + nblk[None, :]\n"
+    "+    v_cols = tl.arange(a, b)\n"
+    "+    idx = rows[:, None] * total + v_cols[None, :]\n"
+    "     tl.store(out + idx, y)\n"
+)
+change = {"path": "pkg/k.py", "status": "modified", "additions": 6, "deletions": 6, "patch": patch}
+record = {"schema": "prdigest.pr/v1", "repo": "o/r", "number": 1, "title": "Split the columns",
+          "author": "a", "merged_at": "2026-07-01T00:00:00Z", "files": [change]}
+d = analyze(parse_record(record), load_preset("o/r"))
+print(json.dumps([(e.before, e.after) for e in d.edits]))
+"""
+
+
+def test_a_local_split_into_two_names_gives_the_same_edits_under_any_string_hashing() -> None:
+    # `nblk` becomes `qk_cols` in one block and `v_cols` in the other: a dict built from the
+    # set of renames kept whichever came last in hash order, so a re-run named another edit
+    import json
+    import os
+    import subprocess
+    import sys
+
+    said = set()
+    for seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        run = subprocess.run(
+            [sys.executable, "-c", _SPLIT_LOCAL], env=env, capture_output=True, text=True
+        )
+        assert run.returncode == 0, run.stderr
+        said.add(run.stdout)
+    assert len(said) == 1
+    # neither block's rewrite is a plain rename: both are said
+    assert json.loads(said.pop()) == [
+        ["mblk[:, None] * total + nblk", "rows[:, None] * total + qk_cols"],
+        ["mblk[:, None] * total + nblk", "rows[:, None] * total + v_cols"],
+    ]

@@ -770,6 +770,38 @@ def test_a_docs_or_ci_change_names_its_own_other_files() -> None:
     assert wordings and "`mkdocs.yml`" not in wordings[0] and "`a.py`" in wordings[0]
 
 
+def test_a_workflow_change_names_its_new_job_and_what_its_keys_do() -> None:
+    # a CI-only PR used to be said as a file and its line counts: its new job, its soft
+    # failure and its run group are what a reviewer of the workflow checks
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    job = [
+        "jobs:",
+        "  archive-report:",
+        "    continue-on-error: true",
+        "    concurrency:",
+        "      group: daily-archive",
+        "      cancel-in-progress: false",
+        "    runs-on: ubuntu-latest",
+        "    steps:",
+        "      - run: python3 archive.py",
+    ]
+    pr = make_pr(
+        title="[CI] Archive failure reports",
+        files=[file_patch(".github/workflows/archive.yaml", job, status="added")],
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    entry = TemplateWriter().write(d, skim, lang="zh", paragraph=True)
+    assert entry.paragraph is not None
+    assert says(entry.paragraph, "point", "step_added", names="`archive-report`")
+    assert "`continue-on-error: true` 让失败不阻断这次运行" in entry.paragraph
+    assert "`concurrency` 分组" in entry.paragraph
+
+
 def test_a_call_moved_after_the_value_it_now_takes_is_said_as_moved_code() -> None:
     from conftest import make_pr
 

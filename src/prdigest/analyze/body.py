@@ -131,7 +131,8 @@ def visible_lines(body: str | None) -> tuple[BodyLine, ...]:
 
 @functools.lru_cache(maxsize=4)
 def _visible_lines(body: str) -> tuple[BodyLine, ...]:
-    text = body.replace("\r\n", "\n")
+    # a byte-order mark left by an editor would hide the first heading
+    text = body.removeprefix("\ufeff").replace("\r\n", "\n")
     # blank out comments but keep line numbering stable
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     lines: list[BodyLine] = []

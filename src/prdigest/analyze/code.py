@@ -555,15 +555,41 @@ def _attribute(
 _YAML_STEP = re.compile(r"^\s*-?\s*label:\s*[\"']?(?P<name>[^\"'#]+?)[\"']?\s*(?:#.*)?$")
 
 
+# a GitHub Actions job: a key two spaces in under `jobs:` (the layout GitHub's docs and
+# generators use; a workflow indented otherwise has its jobs unnamed, never misnamed)
+_WORKFLOW_JOB = re.compile(r"^  (?P<name>[A-Za-z_][\w-]*):\s*(?:#.*)?$")
+_TOP_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):")
+
+
+def _is_workflow(path: str) -> bool:
+    return path.startswith(".github/workflows/")
+
+
+def _step_at(line: str, in_jobs: bool) -> str | None:
+    """The CI step a line opens: a Buildkite ``- label: …``, or a workflow job's key."""
+    match = _YAML_STEP.match(line)
+    if match:
+        return match["name"].strip()
+    job = _WORKFLOW_JOB.match(line) if in_jobs else None
+    return job["name"] if job else None
+
+
 def _yaml_steps(parsed: ParsedPatch) -> list[_SymbolStats]:
-    """CI steps (``- label: …`` in Buildkite-style YAML) that a patch adds or changes."""
+    """CI steps that a patch adds or changes: ``- label: …`` in Buildkite-style YAML, the jobs
+    of a GitHub Actions workflow (the hunk header or a ``jobs:`` line places a hunk there)."""
     stats: dict[str, _SymbolStats] = {}
+    workflow = _is_workflow(parsed.path)
     for hunk in parsed.hunks:
         current: str | None = None
+        in_jobs = workflow and hunk.header.strip() == "jobs:"
         for line in hunk.lines:
-            match = _YAML_STEP.match(line.text)
+            top = _TOP_KEY.match(line.text) if workflow else None
+            if top:  # a top-level key ends the job before it
+                in_jobs, current = top["key"] == "jobs", None
+            name = _step_at(line.text, in_jobs)
+            match = name is not None
             if match:
-                current = match["name"].strip()
+                current = name
             if line.kind == CONTEXT or current is None or not line.text.strip():
                 continue
             entry = stats.setdefault(current, _SymbolStats(current, "step", None, order=len(stats)))

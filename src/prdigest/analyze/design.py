@@ -112,6 +112,27 @@ PATTERNS: tuple[Pattern, ...] = (
         infra=True,
         words=("if ", "else", "for ", "while ", "case ", "function ", "def ", "()", "try:"),
     ),
+    Pattern(  # a CI job or step whose failure does not fail the run
+        "soft_fail",
+        re.compile(r"^\s*continue-on-error:\s*true\b"),
+        source=False,
+        infra=True,
+        words=("continue-on-error",),
+    ),
+    Pattern(  # runs of one group never overlap: they queue, or the newer cancels the older
+        "run_group",
+        re.compile(r"^\s*concurrency(?=:)"),
+        source=False,
+        infra=True,
+        words=("concurrency",),
+    ),
+    Pattern(  # a repository secret a workflow reads (the run's own token is routine)
+        "secret",
+        re.compile(r"\bsecrets\.(?!GITHUB_TOKEN\b)[A-Z][A-Z0-9_]*"),
+        source=False,
+        infra=True,
+        words=("secrets.",),
+    ),
     Pattern(
         "host_sync_removed",
         re.compile(

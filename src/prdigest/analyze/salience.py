@@ -1453,6 +1453,15 @@ def _renamed_use(before: str, after: str, renamed: dict[str, str]) -> bool:
     return "".join(out) == after and not _IDENTIFIER.fullmatch(before)
 
 
+def _unambiguous(renames: set[tuple[str, str, str]]) -> dict[str, str]:
+    """Each renamed local's new name; a local split into two names (``nblk_idx`` into
+    ``qk_cols`` and ``v_cols``) is no rename, and no set order may pick one of them."""
+    targets: dict[str, set[str]] = {}
+    for _path, before, after in renames:
+        targets.setdefault(before, set()).add(after)
+    return {before: next(iter(after)) for before, after in targets.items() if len(after) == 1}
+
+
 def _ranked_edits(
     raw: Sequence[tuple[FileFact, DiffLine, str, str]],
     symbols: Sequence[SymbolFact],
@@ -1485,7 +1494,7 @@ def _ranked_edits(
     # made in place: "X 里把 a 改为 b" would say X was there before
     new_defs = {(s.path, s.name) for s in symbols if s.change == "added" and not s.relocated}
     renamed_definitions = {s.renamed_from: s.name for s in symbols if s.renamed_from}
-    local_renames = {before: after for _path, before, after in renames}
+    local_renames = _unambiguous(renames)
     renamed_to = local_renames | renamed_definitions
     seen: set[tuple[str, str]] = set()
     unique = []

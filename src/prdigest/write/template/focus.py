@@ -527,18 +527,28 @@ def _context_points(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
             points.append(p.get("point", "moved_content", old=old, new=new))
         else:
             points.append(p.get("point", "move" if same_name else "rename", old=old, new=new))
-    steps = [s for s in d.symbols if s.kind == "step"][:2]
-    if steps:
-        for s in steps:
-            cited.fact(s.id)
-        points.append(
-            p.get(
-                "point",
-                "step",
-                names=p.listing([cited.name(s.name, s.path, s.line) for s in steps]),
-            )
-        )
     return points
+
+
+def _ci_led(d: Dossier) -> bool:
+    """Whether the CI files carry the change (at least as many lines as the source)."""
+    ci = sum(f.lines_seen for f in d.files if f.role is Role.CI)
+    return ci >= d.source_lines_changed()
+
+
+def _steps_point(d: Dossier, p: Phrases, cited: Cited) -> str | None:
+    """The CI steps or workflow jobs the PR adds or changes (two at most)."""
+    steps = [s for s in d.symbols if s.kind == "step"][:2]
+    if not steps:
+        return None
+    for s in steps:
+        cited.fact(s.id)
+    added = all(s.change == "added" for s in steps)
+    return p.get(
+        "point",
+        "step_added" if added else "step",
+        names=p.listing([cited.name(s.name, s.path, s.line) for s in steps]),
+    )
 
 
 def _edit_text(e: EditFact, p: Phrases, cited: Cited) -> str:
@@ -797,6 +807,8 @@ def focus_points(
     the paragraph to fit."""
     names = display_names(d.files)
     ranked: list[tuple[float, Point | None]] = [(0, _one(x)) for x in _context_points(d, p, cited)]
+    if _ci_led(d):  # a step tweak beside more source lines is no place to read
+        ranked.append((0, _one(_steps_point(d, p, cited))))
     groups = _main_symbols(d)
     edit = _edit_point(d, p, cited, names)
     ranked.append((1, edit))

@@ -31,6 +31,9 @@ DESIGN_ORDER = (
     "stream",
     "async",
     "version_gate",
+    "soft_fail",
+    "run_group",
+    "secret",
 )
 QUOTE_LIMIT = 90  # a quoted claim longer than this is cut at a word …
 QUOTE_WHOLE = 110  # … unless it ends within this: a cut a few words short of the end says less
