@@ -155,6 +155,22 @@ def test_workflow_jobs_are_ci_steps_and_the_trigger_section_is_none() -> None:
     assert symbols("configs/analyze.yaml", WORKFLOW_PATCH) == {}
 
 
+def test_a_bare_annotation_of_a_plain_class_is_no_new_field_unless_the_pr_sets_it() -> None:
+    # `mode: str` in a plain subclass tells the type checker the type of the base's attribute;
+    # in a dataclass (its decorator shown) it is a field, and so it is where the PR sets it
+    def patch(above: str, added: str = "") -> str:
+        extra = added.count("\n")
+        return (
+            f"@@ -1,3 +1,{5 + extra} @@\n {above}\n class Builder(BaseBuilder):\n"
+            f"+    mode: str\n+\n     def build(self):\n{added}"
+        )
+
+    assert "mode" not in symbols("pkg/b.py", patch(""))
+    assert symbols("pkg/b.py", patch("@dataclass"))["mode"] == ("field", "added", "Builder")
+    sets_it = patch("", "+        self.mode = 'a'\n")
+    assert symbols("pkg/b.py", sets_it)["mode"] == ("field", "added", "Builder")
+
+
 def test_tests_and_techniques() -> None:
     lines = [
         "import threading",

@@ -75,6 +75,45 @@ def test_a_comment_or_a_message_changed_is_no_edit_of_the_code() -> None:
     assert edit_of('mode = "eager"', 'mode = "graph"') == ('mode = "eager"', 'mode = "graph"')
 
 
+def test_a_log_call_reworded_is_no_edit_to_read() -> None:
+    # the format string and its arguments changed: a report, not what the code does
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        files=[
+            file_patch(
+                "pkg/pool.py",
+                [
+                    '    logger.debug("event %s free blocks: %s", event_id, ids)',
+                    "    pool.free(ids[:limit])",
+                ],
+                ['    logger.debug("free blocks: %s", ids)', "    pool.free(ids)"],
+            )
+        ]
+    )
+    edits = [(e.before, e.after) for e in analyze(pr, load_preset(pr.repo)).edits]
+    assert edits == [("pool.free(ids)", "pool.free(ids[:limit])")]
+    # in a PR about its logs the reworded call is the change itself
+    logs = pr.model_copy(update={"title": "[Misc] Log the event id of freed blocks"})
+    edits = [(e.before, e.after) for e in analyze(logs, load_preset(pr.repo)).edits]
+    assert ('"free blocks: %s"', '"event %s free blocks: %s", event_id') in edits
+    # a call that only gains the arguments its message was missing is a fix to read
+    fixed = make_pr(
+        files=[
+            file_patch(
+                "pkg/quant.py",
+                ["    logger.error(err_msg, quant_type, layer_type)"],
+                ["    logger.error(err_msg)"],
+            )
+        ]
+    )
+    edits = [(e.before, e.after) for e in analyze(fixed, load_preset(pr.repo)).edits]
+    assert edits == [("logger.error(err_msg)", "logger.error(err_msg, quant_type, layer_type)")]
+
+
 def test_the_tails_of_two_statements_are_no_edit() -> None:
     # `.contiguous(), dim=0` moved to the next line; a guard took its place
     assert (

@@ -1104,8 +1104,8 @@ def test_a_second_rewrite_in_another_function_is_not_said_under_the_first() -> N
         "     return n\n"
         "@@ -40,3 +40,3 @@ def request_finished(request):\n"
         "     blocks = request.blocks\n"
-        '-    logger.info("freeing %d blocks", len(computed_block_ids))\n'
-        '+    logger.info("freeing %d blocks", sum(computed_block_lens))\n'
+        "-    freed = len(computed_block_ids)\n"
+        "+    freed = sum(computed_block_lens)\n"
         "     return blocks"
     )
     d = one_file_dossier("pkg/connector.py", patch)

@@ -14,6 +14,7 @@ Only names that occur in the patch are ever produced, so a writer citing them ci
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -555,6 +556,11 @@ def _attribute(
 _YAML_STEP = re.compile(r"^\s*-?\s*label:\s*[\"']?(?P<name>[^\"'#]+?)[\"']?\s*(?:#.*)?$")
 
 
+# a line that only reports (a log call, a print, a warning): diagnostics, not behaviour
+LOGGING_CALL = re.compile(
+    r"^\s*(?:(?:self\.)?_?log(?:ger)?|logging)\.\w+\(|^\s*print\(|^\s*warnings\.warn\("
+)
+
 # a GitHub Actions job: a key two spaces in under `jobs:` (the layout GitHub's docs and
 # generators use; a workflow indented otherwise has its jobs unnamed, never misnamed)
 _WORKFLOW_JOB = re.compile(r"^  (?P<name>[A-Za-z_][\w-]*):\s*(?:#.*)?$")
@@ -795,6 +801,52 @@ def signature_changes(parsed: ParsedPatch) -> dict[str, tuple[tuple[str, ...], t
     return {name: change for name, change in changes.items() if change and any(change)}
 
 
+# bases whose class-level annotations are fields (records, settings, structs)
+_RECORD_BASES = re.compile(r"\b(?:BaseModel|BaseSettings|NamedTuple|TypedDict|Struct|SQLModel)\b")
+
+
+def _plain_classes(parsed: ParsedPatch) -> set[str]:
+    """Classes whose header the patch shows on its new side with the line above it, neither a
+    decorator (``@dataclass``) nor a record base: their bare annotations declare a type."""
+    plain: set[str] = set()
+    for hunk in parsed.hunks:
+        new_side = [line.text for line in hunk.lines if line.kind != REMOVED]
+        for above, text in itertools.pairwise(new_side):
+            definition = definition_in(text, "python")
+            if definition is None or definition.kind != "class":
+                continue
+            if above.lstrip().startswith("@") or _RECORD_BASES.search(text):
+                continue
+            plain.add(definition.name)
+    return plain
+
+
+_BARE_ANNOTATION = re.compile(r"^\s*[A-Za-z_]\w*\s*:[^=]*$")
+
+
+def _without_declarations(collected: list[_SymbolStats], parsed: ParsedPatch) -> list[_SymbolStats]:
+    """The symbols less the bare annotations (``use_full_cuda_graph: bool``) a plain class
+    gains for an attribute the PR never assigns: a type told to the checker, not new state."""
+    bare = [
+        s
+        for s in collected
+        if s.kind == "field"
+        and s.added_lines
+        and not s.removed_lines
+        and all(_BARE_ANNOTATION.match(text) for text in s.added_lines)
+    ]
+    if not bare:
+        return collected
+    plain = _plain_classes(parsed)
+    assigned = "\n".join(line.text for line in parsed.added())
+    declared = {
+        id(s)
+        for s in bare
+        if s.parent in plain and not re.search(rf"\bself\.{re.escape(s.name)}\s*=[^=]", assigned)
+    }
+    return [s for s in collected if id(s) not in declared]
+
+
 def extract_symbols(
     parsed: ParsedPatch, *, language: str | None, in_test: bool, status: str, first_id: int
 ) -> list[SymbolFact]:
@@ -812,6 +864,8 @@ def extract_symbols(
         for hunk in parsed.hunks:
             _walk_hunk(hunk, language, stats, gone)
         collected = [s for s in _moved_under_new_class(stats, gone) if not _relaid(s)]
+        if language == "python":
+            collected = _without_declarations(collected, parsed)
     signatures = signature_changes(parsed) if language == "python" else {}
     defined = Counter(item.name for item in collected)
     facts = []

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from prdigest.analyze.code import EVENT_USE, definition_in, header_definition
+from prdigest.analyze.code import EVENT_USE, LOGGING_CALL, definition_in, header_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import DesignFact, FileFact, Provenance, Role
 
@@ -301,7 +301,6 @@ def _sync_kept(removed: str, added: str) -> bool:
     )
 
 
-_LOGGING_CALL = re.compile(r"^\s*(?:logger|logging|log|self\.logger)\.\w+\(|^\s*print\(")
 _RECEIVER = re.compile(r"[\w.\[\]]+$")
 _HOST_DATA = re.compile(
     r"(?:^|[._])(?:np|numpy|array|arr|list|cpu)(?:$|[._\[])|_np$|_array$|_cpu$", re.I
@@ -314,7 +313,7 @@ def _not_a_host_sync(pattern: str, text: str, at: int) -> bool:
     ``slot_mapping_cpu`` tensor)."""
     if pattern != "host_sync_removed" or "synchronize" in text[at:]:
         return False
-    if _LOGGING_CALL.search(text):
+    if LOGGING_CALL.search(text):
         return True
     receiver = _RECEIVER.search(text[:at])
     return receiver is not None and _HOST_DATA.search(receiver.group(0)) is not None

@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
 from prdigest.analyze.code import (
+    LOGGING_CALL,
     Definition,
     definition_in,
     deleted_definitions,
@@ -195,6 +196,26 @@ def _editable(line: DiffLine) -> bool:
     """A line whose edit is worth showing: code, and no definition line (a rename is said
     elsewhere)."""
     return _usable(line) and not _DEF_LINE.match(line.text) and _code_like(line.text)
+
+
+def _edit_shown(line: DiffLine, others: Sequence[DiffLine], about_output: bool) -> bool:
+    """:func:`_editable`, and no log or print call unless the PR is about its output or the
+    call only gains arguments (its message was missing them): a log message reworded says
+    nothing of what the code does. ``others`` are the lines of the block's other side."""
+    if not _editable(line):
+        return False
+    if about_output or not LOGGING_CALL.match(line.text):
+        return True
+    text = line.text.strip()
+    if line.kind == REMOVED:
+        return any(_arguments_appended(text, x.text.strip()) for x in others)
+    return any(_arguments_appended(x.text.strip(), text) for x in others)
+
+
+def _arguments_appended(old: str, new: str) -> bool:
+    """``new`` is the call ``old`` with arguments added at its end (``f(msg)`` →
+    ``f(msg, a, b)``)."""
+    return old.endswith(")") and new.startswith(old[:-1].rstrip() + ",")
 
 
 _PY_STRING_OR_COMMENT = re.compile(
@@ -644,13 +665,14 @@ def _as_if(text: str) -> str:
 def _edits(
     parsed: Sequence[tuple[FileFact, ParsedPatch]],
     is_test: Callable[[FileFact], bool],
-    python: bool,
+    context: Context,
 ) -> list[tuple[FileFact, DiffLine, str, str]]:
     """Lines rewritten in source files: first a removed line with the added line that replaced
     it in the same block, then, across the file, a removed line whose edited copy was added
     elsewhere (code moved and changed on the way). Tests are named by the test point; a copy's
     edits are its first copy's."""
     found: list[tuple[FileFact, DiffLine, str, str]] = []
+    python, logs = context.python_carries, context.about_output
     for fact, patch in parsed:
         if fact.role is not Role.SOURCE or is_test(fact) or fact.duplicate_of:
             continue
@@ -677,12 +699,13 @@ def _edits(
                     olds = [
                         x
                         for x in removed
-                        if _editable(x) and _as_if(x.text.strip()) not in added_texts
+                        if _edit_shown(x, added, logs) and _as_if(x.text.strip()) not in added_texts
                     ]
                     news = [
                         x
                         for x in added
-                        if _editable(x) and _as_if(x.text.strip()) not in removed_texts
+                        if _edit_shown(x, removed, logs)
+                        and _as_if(x.text.strip()) not in removed_texts
                     ]
                     if _values_replaced(olds, news):
                         olds, news = [], []  # left out of the file-wide pairing too
@@ -1264,7 +1287,7 @@ def rank(
     for name, entry in _body_code_names(parsed, context.body, code).items():
         names.setdefault(name, entry)
     tested = in_tests | {t.name for t in tests}
-    raw_edits = _without_made_local(_edits(parsed, is_test, context.python_carries), parsed)
+    raw_edits = _without_made_local(_edits(parsed, is_test, context), parsed)
     edited = {w for _f, _l, before, after in raw_edits for w in _words(before) | _words(after)}
     kernels = {f.path for f, _p in parsed if f.language == "cpp"}
     new_tests = {t.name for t in tests if not (t.existed or t.moved_from or t.renamed_from)}
