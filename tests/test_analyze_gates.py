@@ -43,6 +43,10 @@ DESIGN_LINES = [
     "build() {",
     "x = y.item()",
     "torch.npu.synchronize()",
+    "    continue-on-error: true",
+    "concurrency:",
+    "  cancel-in-progress: true",
+    "      KEY: ${{ secrets.OBS_KEY }}",
 ]
 
 SENTENCES = [

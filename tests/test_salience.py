@@ -220,18 +220,20 @@ def test_workflow_design_a_soft_failure_a_run_group_and_the_secrets_read() -> No
         "    continue-on-error: true",
         "    concurrency:",
         "      group: daily-archive",
+        "      cancel-in-progress: true",
         "    env:",
         "      KEY: ${{ secrets.OBS_ACCESS_KEY }}",
         "      TOKEN: ${{ secrets.GITHUB_TOKEN }}",
         "      SOFT: ${{ inputs.soft }}  # continue-on-error: false elsewhere",
     ]
-    patch = "@@ -1,1 +1,9 @@ jobs:\n jobs:\n" + "".join(f"+{x}\n" for x in lines)
+    patch = "@@ -1,1 +1,10 @@ jobs:\n jobs:\n" + "".join(f"+{x}\n" for x in lines)
     path = ".github/workflows/archive.yaml"
     facts = detect([(_fact(path, Role.CI, "yaml"), parse_patch(path, patch))])
     found = {(x.pattern, x.label) for x in facts}
     assert found == {
         ("soft_fail", "continue-on-error: true"),
         ("run_group", "concurrency"),
+        ("run_superseded", "cancel-in-progress: true"),
         ("secret", "secrets.OBS_ACCESS_KEY"),  # the run's own token is routine
     }
     # the same words in a source file are no workflow

@@ -799,7 +799,39 @@ def test_a_workflow_change_names_its_new_job_and_what_its_keys_do() -> None:
     assert entry.paragraph is not None
     assert says(entry.paragraph, "point", "step_added", names="`archive-report`")
     assert "`continue-on-error: true` 让失败不阻断这次运行" in entry.paragraph
-    assert "`concurrency` 分组" in entry.paragraph
+    # GitHub keeps one run of a group going and one waiting: an older waiting run is cancelled
+    assert "`concurrency` 分组：同组同时只跑一个，排队的只留最新一个，更早排队的会被取消" in (
+        entry.paragraph
+    )
+
+
+def test_a_run_group_that_cancels_the_run_in_progress_is_said_as_that() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    workflow = [
+        "on: push",
+        "concurrency:",
+        "  group: cache-${{ github.ref }}",
+        "  cancel-in-progress: true",
+        "jobs:",
+        "  build-cache:",
+        "    runs-on: ubuntu-latest",
+        "    steps:",
+        "      - run: make cache",
+    ]
+    pr = make_pr(
+        title="[CI] Build the lint cache on push",
+        files=[file_patch(".github/workflows/cache.yaml", workflow, status="added")],
+    )
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    entry = TemplateWriter().write(d, skim, lang="zh", paragraph=True)
+    assert entry.paragraph is not None
+    assert "`cancel-in-progress: true` 让同组的新运行取消正在跑的旧运行" in entry.paragraph
+    assert "排队的只留最新一个" not in entry.paragraph  # moot when the newer run cancels
 
 
 def test_a_call_moved_after_the_value_it_now_takes_is_said_as_moved_code() -> None:

@@ -119,12 +119,19 @@ PATTERNS: tuple[Pattern, ...] = (
         infra=True,
         words=("continue-on-error",),
     ),
-    Pattern(  # runs of one group never overlap: they queue, or the newer cancels the older
+    Pattern(  # one run of a group at a time; a newer waiting run replaces an older one
         "run_group",
         re.compile(r"^\s*concurrency(?=:)"),
         source=False,
         infra=True,
         words=("concurrency",),
+    ),
+    Pattern(  # a newer run of the group cancels the one in progress (superseded pushes)
+        "run_superseded",
+        re.compile(r"^\s*cancel-in-progress:\s*true\b"),
+        source=False,
+        infra=True,
+        words=("cancel-in-progress",),
     ),
     Pattern(  # a repository secret a workflow reads (the run's own token is routine)
         "secret",

@@ -32,9 +32,13 @@ DESIGN_ORDER = (
     "async",
     "version_gate",
     "soft_fail",
+    "run_superseded",
     "run_group",
     "secret",
 )
+# a pattern said instead of another: a group that cancels the run in progress needs no word on
+# how its runs wait
+SAID_INSTEAD = {"run_group": "run_superseded"}
 QUOTE_LIMIT = 90  # a quoted claim longer than this is cut at a word …
 QUOTE_WHOLE = 110  # … unless it ends within this: a cut a few words short of the end says less
 _CAUSE = re.compile(
@@ -174,6 +178,8 @@ def design_ideas(d: Dossier, limit: int = 2) -> list[DesignFact]:
     chosen: list[DesignFact] = []
     for pattern in DESIGN_ORDER:
         if pattern == "version_gate" and not _ABOUT_VERSIONS.search(d.title):
+            continue
+        if any(x.pattern == SAID_INSTEAD.get(pattern) for x in chosen):
             continue
         facts = [x for x in d.design if x.pattern == pattern and x.net]
         if facts:  # one whose condition is known says most
