@@ -165,6 +165,22 @@ def test_a_section_holds_the_subsections_under_it() -> None:
     assert by_name["purpose"].text == "Layerwise transfer."  # a known heading starts its own
 
 
+def test_two_durations_of_a_test_section_are_the_time_taken() -> None:
+    # a kernel's cost pasted under the test heading names no metric: both sides being durations
+    # says it; a setting's durations (a timeout) or a line of the purpose section do not
+    from prdigest.analyze.body import extract_comparisons, extract_sections
+
+    body = "### How was this patch tested?\ncost:\n**4360us --> 3949us( ↑ 9.4%)**\n"
+    [found] = extract_comparisons(body, extract_sections(body))
+    assert (found.before, found.after, found.metric) == ("4360us", "3949us", "time")
+    timeout = "### How was this patch tested?\nraised the timeout 30s -> 60s\n"
+    assert extract_comparisons(timeout, extract_sections(timeout)) == []
+    purpose = "### What this PR does / why we need it?\nstep 6ms -> 3ms\n"
+    assert extract_comparisons(purpose, extract_sections(purpose)) == []
+    counts = "### How was this patch tested?\nlayers 47 -> 48\n"  # no unit, no metric
+    assert extract_comparisons(counts, extract_sections(counts)) == []
+
+
 def test_a_series_of_three_figures_is_no_before_and_after() -> None:
     from prdigest.analyze.body import extract_comparisons, extract_sections
 

@@ -126,3 +126,18 @@ def test_a_cut_keeps_the_code_name_it_falls_in_or_before_when_it_ends_soon() -> 
     assert _clip(text, QUOTE_LIMIT).endswith("`torch_npu.npu_moe_init_routing_v2`…")
     far = "a few words here and then " + "`" + "x" * 150 + "` and more words after it"
     assert _clip(far, QUOTE_LIMIT) == "a few words here and then…"
+
+
+def test_two_durations_measured_in_the_test_section_are_said_as_the_time_taken() -> None:
+    from prdigest.write.template.phrases import Phrases
+    from prdigest.write.template.why import why_parts
+
+    body = (
+        "### What this PR does / why we need it?\nSplits the FIA call per phase.\n"
+        "### How was this patch tested?\ncost:\n**4360us --> 3949us( ↑ 9.4%)**\n"
+    )
+    d = _dossier(body)
+    said = " ".join(why_parts(d, Phrases("zh", d.number, 0), Cited()))
+    assert "耗时" in said and "4360us" in said and "3949us" in said
+    english = " ".join(why_parts(d, Phrases("en", d.number, 0), Cited()))
+    assert "time" in english and "4360us" in english

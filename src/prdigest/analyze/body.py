@@ -646,16 +646,34 @@ def testing_of(sections: list[SectionFact]) -> Testing:
     return "described"
 
 
+_UNIT = r"%|x|×|ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s"
+_ARROW_SIGN = r"-{1,2}>|→|={1,2}>|⇒"  # ``->``, ``-->``, ``=>``, ``==>``
 _ARROW = re.compile(
-    rf"(?P<before>(?:{_NUMBER})\s?(?:%|x|×|ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s)?)"
-    rf"\s*(?:->|→|=>|⇒|to)\s*"
-    rf"(?P<after>(?:{_NUMBER})\s?(?:%|x|×|ms|s|us|µs|GB|GiB|MB|MiB|tok/s|tokens/s|req/s)?)"
+    rf"(?P<before>(?:{_NUMBER})\s?(?:{_UNIT})?)"
+    rf"\s*(?:{_ARROW_SIGN}|to)\s*"
+    rf"(?P<after>(?:{_NUMBER})\s?(?:{_UNIT})?)"
 )
 MAX_COMPARISONS = 4
 # a third figure in the chain (``0% -> 40.3% -> 53.7%`` over warm-up runs): a series, not a
 # before and after of the change
-_CHAIN_ON = re.compile(rf"\s*(?:->|→|=>|⇒)\s*(?:{_NUMBER})")
-_CHAIN_BEHIND = re.compile(rf"(?:{_NUMBER})\s?\S{{0,6}}\s*(?:->|→|=>|⇒)\s*$")
+_CHAIN_ON = re.compile(rf"\s*(?:{_ARROW_SIGN})\s*(?:{_NUMBER})")
+_CHAIN_BEHIND = re.compile(rf"(?:{_NUMBER})\s?\S{{0,6}}\s*(?:{_ARROW_SIGN})\s*$")
+_DURATION = re.compile(r"\d\s?(?:us|µs|ms|s)$")
+# a duration a setting holds, not one a run measured (``timeout 30s -> 60s``)
+_SETTING = re.compile(r"\b(?:timeout|interval|ttl|sleep|wait|delay|period|deadline)", re.I)
+_MEASURED_IN = ("test_plan", "test_result", "benchmark")
+
+
+def _metric_of(text: str, before: str, after: str, section: str | None) -> str | None:
+    """The metric a before → after line names; a line that names none, in a test or result
+    section, with a duration on both sides (``4360us --> 3949us``), measured the time taken."""
+    named = _METRIC.search(text)
+    if named:
+        return named.group(0)
+    durations = _DURATION.search(before) and _DURATION.search(after)
+    if durations and section in _MEASURED_IN and not _SETTING.search(text):
+        return "time"
+    return None
 
 
 def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[ComparisonFact]:
@@ -667,9 +685,6 @@ def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[C
         text = line.text.strip()
         if "->" not in text and "→" not in text and "=>" not in text and " to " not in text:
             continue
-        metric = _METRIC.search(text)
-        if metric is None:
-            continue
         for match in _ARROW.finditer(text):
             before, after = match["before"].strip(), match["after"].strip()
             if before == after or (
@@ -679,13 +694,16 @@ def extract_comparisons(body: str | None, sections: list[SectionFact]) -> list[C
             if _CHAIN_ON.match(text, match.end()) or _CHAIN_BEHIND.search(text[: match.start()]):
                 break  # a series of figures on the line: none of it is said as before → after
             section = next((n for at, n in reversed(section_at) if at <= line.number), None)
+            metric = _metric_of(text, before, after, section)
+            if metric is None:
+                break
             found.append(
                 ComparisonFact(
                     id=f"v{len(found) + 1}",
                     provenance=Provenance(kind="body", ref="body", line=line.number),
                     before=before,
                     after=after,
-                    metric=metric.group(0),
+                    metric=metric,
                     text=_clip(text.strip("|*-> "), 200),
                     section=section,
                 )
