@@ -270,6 +270,12 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "用 PluggableLayer 替换 BailingMoELinearAttention monkey-patching",
         ),
         ("Render bold text correctly in Chinese docs", "docs", "正确渲染中文文档中的加粗文本"),
+        # a linear hybrid is one of linear and full attention, not of linear layers
+        (
+            "Recompute offload supports linear hybrid model",
+            "feature",
+            "新增重计算卸载支持线性注意力混合模型",
+        ),
         # lead verbs of real CI and refactor titles that the phrasebook once lacked
         ("Prebuild missing kernels on CPU runners", "ci", "预构建 CPU runner 上的缺失的算子"),
         ("Summarize failed unit tests in the job log", "ci", "汇总任务日志中的失败的单测"),
