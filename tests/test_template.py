@@ -1221,8 +1221,41 @@ def test_the_copies_a_point_reads_once_are_not_counted_again_as_other_files() ->
     assert any(f.duplicate_of for f in d.files)
     a = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
     text, _cited = paragraph_for(d, a, "zh", None)
-    assert "另外 1 个文件中的同一改动" in text, text
+    assert "`Dockerfile.310p` 与 `Dockerfile.310p.openEuler` 中是同一改动" in text, text
     assert "另有" not in text, text  # the four files are all said
+
+
+def test_the_copies_said_are_those_of_the_source_before_those_of_its_tests() -> None:
+    # a fix made in two backends and in both backends' tests: the second backend is what the
+    # reader must know of (said by name), not the test's copy
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment, Level
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.paragraph import paragraph_for
+
+    from conftest import file_patch, make_pr
+
+    fix = (
+        [
+            "        w = w.transpose(1, 2).contiguous()",
+            "        s = s.transpose(1, 2).contiguous()",
+        ],
+        ["        w = w.transpose(1, 2)", "        s = s.transpose(1, 2)"],
+    )
+    check = (
+        ["    assert w.is_contiguous()", "    assert s.is_contiguous()"],
+        ["    assert w is not None", "    assert s is not None"],
+    )
+    files = [
+        file_patch("tests/ut/a310/test_moe.py", *check),
+        file_patch("tests/ut/ops/test_moe.py", *check),
+        file_patch("pkg/a310/moe.py", *fix),
+        file_patch("pkg/ops/moe.py", *fix),
+    ]
+    d = analyze(make_pr(files=files), load_preset("vllm-project/vllm-ascend"))
+    a = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
+    text, _cited = paragraph_for(d, a, "zh", None)
+    assert "`a310/moe.py` 与 `ops/moe.py` 中是同一改动" in text, text
 
 
 def test_a_test_switched_off_comes_before_a_todo_among_the_follow_ups() -> None:

@@ -669,16 +669,29 @@ def _names_text(picked: list[tuple[str, str]], p: Phrases) -> str:
 
 
 def _first_copies(d: Dossier) -> tuple[str, list[FileFact]]:
-    """The first file whose change others repeat, and those copies ("" and none if none)."""
-    original = next((f.duplicate_of for f in d.files if f.duplicate_of), "")
-    return original, [f for f in d.files if original and f.duplicate_of == original]
+    """The file whose change others repeat, and those copies ("" and none if none): a source
+    file's before a test's (the copies of code a point names are what a reader must know of:
+    the same fix in a second backend), else the first."""
+    originals = [f.duplicate_of for f in d.files if f.duplicate_of]
+    if not originals:
+        return "", []
+    roles = {f.path: f.role for f in d.files}
+    original = next((o for o in originals if roles.get(o) is Role.SOURCE), originals[0])
+    return original, [f for f in d.files if f.duplicate_of == original]
+
+
+MAX_COPIES_NAMED = 2  # more copies are counted
 
 
 def _copies_note(d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str | None:
     original, same = _first_copies(d)
     if not same:
         return None
-    return p.get("point", "copies", file=file_name(original, names, cited), count=len(same))
+    file = file_name(original, names, cited)
+    if len(same) <= MAX_COPIES_NAMED:
+        others = p.listing([file_name(f.path, names, cited) for f in same])
+        return p.get("point", "copies_named", file=file, others=others)
+    return p.get("point", "copies", file=file, count=len(same))
 
 
 MAX_OTHER_FILES = 3
@@ -748,7 +761,7 @@ def unnamed_files(
     """How many changed files ``text`` names nowhere (by the name it gives them), not counting
     ``also`` (the files a sentence still to come names), nor the moved files a "N 个文件换了
     位置" point counts when ``text`` holds it (it names one of them and their number), nor the
-    copies a "… 与另外 N 个文件中的同一改动" point counts when ``text`` holds it."""
+    copies a "… 与另外 N 个文件中的同一改动" point counts (or names) when ``text`` holds it."""
     names = display_names(d.files)
     moved = _relocated_files(d)
     counted = len(moved) > 1 and moved[0].path in text and f"{len(moved)} " in text
