@@ -1424,3 +1424,27 @@ def test_the_test_ratio_is_said_only_when_the_test_lines_hold_tests() -> None:
         d = analyze(pr, load_preset(pr.repo))
         paragraph = TemplateWriter().write(d, skim, lang="zh", paragraph=True).paragraph or ""
         assert ("测试却有" in paragraph or "配了" in paragraph) is said, paragraph
+
+
+def test_a_pr_without_source_is_said_with_every_role_it_changes_an_example_as_an_example() -> None:
+    # "只改了 CI、文档、测试" of a PR that also changes a fourth kind of file would be false; a
+    # script under examples/ is filed with the docs but is no document
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Assessment, Level
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.paragraph import paragraph_for
+
+    from conftest import file_patch, make_pr
+
+    files = [
+        file_patch(".github/workflows/configs/nightly.yaml", ["  - dcp"], ["  - pcp"]),
+        file_patch("docs/source/guide.md", ["DCP only."], ["PCP and DCP."]),
+        file_patch("examples/offline_long_seq.py", ["dcp = 2"], ["pcp = 2"]),
+        file_patch("tests/e2e/configs/model.yaml", ["dcp: 2"], ["pcp: 2"]),
+        file_patch("requirements.txt", ["torch==2.10"], ["torch==2.9"]),
+    ]
+    d = analyze(make_pr(files=files), load_preset("vllm-project/vllm-ascend"))
+    a = Assessment(d.repo, d.number, Level.SKIM, 1.0, (), None, None)
+    text, _cited = paragraph_for(d, a, "zh", None)
+    roles = "CI、文档、示例、测试、依赖"
+    assert says(text, "why", "small_no_source", lines=10, roles=roles), text

@@ -58,7 +58,8 @@ def _non_source_roles(d: Dossier, p: Phrases) -> str:
     if not d.files or d.source_lines_changed():
         return ""
     roles = list(dict.fromkeys(_role_said(f) for f in d.files if p.has("roles", f.role.value)))
-    return p.word("roles", "sep").join(p.word("roles", r) for r in roles[:3])
+    # all of them: "只改了 A、B、C" that leaves a fourth out would be false
+    return p.word("roles", "sep").join(p.word("roles", r) for r in roles)
 
 
 # the CI role also holds the developer tools a preset files with it (tools/, format.sh, lint
@@ -68,9 +69,14 @@ _CI_PATH = re.compile(
 )
 
 
+_EXAMPLES_PATH = re.compile(r"(?:^|/)examples?/")
+
+
 def _role_said(f: FileFact) -> str:
     if f.role is Role.CI and not _CI_PATH.search(f.path):
         return "tools"
+    if f.role is Role.DOCS and _EXAMPLES_PATH.search(f.path):
+        return "examples"  # a runnable script a user copies, filed with the docs
     return f.role.value
 
 
