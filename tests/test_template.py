@@ -11,17 +11,24 @@ from prdigest.core.models import Assessment, Dossier, Kind, Level
 from prdigest.core.records import PullRequest
 from prdigest.triage import assess
 from prdigest.write.template import TemplateWriter, space_cjk, title_for
-from prdigest.write.template.focus import other_files, render_other_files, unnamed_files
+from prdigest.write.template.focus import (
+    OtherFiles,
+    other_files,
+    render_other_files,
+    unnamed_files,
+)
 from prdigest.write.template.phrases import Cited, Phrases
 
 from conftest import load_fixture, says
 
+NO_OTHERS = OtherFiles((), (), ())  # a draft with no other files to say
 
-def other_files_wordings(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
-    """The other-files sentence of a paragraph that names nothing else, fullest first."""
-    return [
-        render_other_files(o, unnamed_files(d, "", o.paths), p) for o in other_files(d, p, cited)
-    ]
+
+def other_files_wordings(d: Dossier, p: Phrases, cited: Cited, said: str = "") -> list[str]:
+    """The other-files sentence of a paragraph whose other parts say ``said``, fullest first."""
+    files = other_files(d, p, cited).unnamed_in(said)
+    wordings = [files.unnamed_in("", size) for size in range(len(files.paths), 0, -1)]
+    return [render_other_files(o, unnamed_files(d, said, o.paths), p) for o in wordings]
 
 
 VERDICT_START = {
@@ -468,13 +475,13 @@ def test_other_changed_files_are_named_once_and_only_when_changed() -> None:
     )
     d = analyze(pr, load_preset(pr.repo))
     cited = Cited()
-    cited.name("engine.py", "pkg/core/engine.py")  # named by a focus point already
-    text = other_files_wordings(d, Phrases("zh", pr.number), cited)[0]  # the fullest wording
+    said = "`engine.py` 中新增的 `step`"  # named by a focus point already
+    text = other_files_wordings(d, Phrases("zh", pr.number), cited, said)[0]  # the fullest
     assert "`helpers.py`" in text and "`test_engine.py`" in text
     assert "engine.py`、" not in text.replace("test_engine.py", "")
     assert "__init__.py" not in text  # a package marker is no place to read
     lone = d.model_copy(update={"files": d.files[:1]})
-    assert other_files_wordings(lone, Phrases("zh", 1), cited) == []
+    assert other_files_wordings(lone, Phrases("zh", 1), cited, said) == []
 
 
 def test_a_new_file_among_the_other_files_is_said_as_new() -> None:
@@ -584,7 +591,7 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
         return [[a], [b, "`b.py` 中新增的 `x`、`y`"], [c, "`c.py` 中新增的 `z`"]]
 
     draft = _Draft(
-        p, "值得精读。", [], "", wordings(), set(), {frozenset(): []}, {}, [], [], limit=0
+        p, "值得精读。", [], "", wordings(), set(), {frozenset(): NO_OTHERS}, {}, [], [], limit=0
     )
     assert draft.shrink() and draft.points[-1] == "`c.py` 中新增的 `z`"  # the last point trims
     assert draft.shrink() and len(draft.points) == 2  # naming one thing, it goes
@@ -596,7 +603,7 @@ def test_a_long_point_loses_names_before_it_goes(dossiers: dict[int, Dossier]) -
     draft.regrow()
     assert draft.points == [a, "`b.py` 中新增的 `x`、`y`"]
     again = _Draft(
-        p, "值得精读。", [], "", wordings(), set(), {frozenset(): []}, {}, [], [], limit=0
+        p, "值得精读。", [], "", wordings(), set(), {frozenset(): NO_OTHERS}, {}, [], [], limit=0
     )
     while again.shrink():
         pass
@@ -618,14 +625,14 @@ def test_the_names_point_says_fewer_names_before_a_point_of_definitions_goes() -
     ]
     last = "`b.py` 中改动的 `build_draft_attn_metadatas`"
     draft = _Draft(
-        p, "值得选读。", [], "", [[first], names, [last]], set(), {frozenset(): []}, {}, [],
+        p, "值得选读。", [], "", [[first], names, [last]], set(), {frozenset(): NO_OTHERS}, {}, [],
         [], limit=0, thin={1},
     )  # fmt: skip
     assert draft.shrink() and draft.points == [first, names[1], last]
     assert draft.shrink() and draft.points == [first, names[2], last]
     assert draft.shrink() and draft.points == [first, names[2]]  # only then does a point go
     plain = _Draft(
-        p, "值得选读。", [], "", [[first], names, [last]], set(), {frozenset(): []}, {}, [],
+        p, "值得选读。", [], "", [[first], names, [last]], set(), {frozenset(): NO_OTHERS}, {}, [],
         [], limit=0,
     )  # fmt: skip
     assert plain.shrink() and plain.points == [first, names[0]]  # any other point goes first
@@ -674,7 +681,9 @@ def test_a_why_sentence_dropped_while_shrinking_comes_back_before_a_point() -> N
     ]
     points = [[f"`{name}.py` 中改动的 `{name}`"] for name in ("a", "b", "c", "d")]
     verdict = "值得选读。"
-    draft = _Draft(p, verdict, list(why), "", points, set(), {frozenset(): []}, {}, [], [], limit=0)
+    draft = _Draft(
+        p, verdict, list(why), "", points, set(), {frozenset(): NO_OTHERS}, {}, [], [], limit=0
+    )
     while draft.shrink():
         pass
     assert draft.why == []
@@ -907,7 +916,7 @@ def test_a_bare_todo_goes_before_a_third_focus_point_an_owned_one_stays() -> Non
 
     def draft(weak: int) -> _Draft:
         made = _Draft(
-            p, "值得精读。", [], "", [list(w) for w in points], set(), {frozenset(): []}, {}, [],
+            p, "值得精读。", [], "", [list(w) for w in points], set(), {frozenset(): NO_OTHERS}, {}, [],
             ["代码里留下了 `TODO`（`a.py`），需确认有人跟进"], weak,
         )  # fmt: skip
         made.limit = len(made.text()) - 5  # one piece must go
@@ -1448,3 +1457,25 @@ def test_a_pr_without_source_is_said_with_every_role_it_changes_an_example_as_an
     text, _cited = paragraph_for(d, a, "zh", None)
     roles = "CI、文档、示例、测试、依赖"
     assert says(text, "why", "small_no_source", lines=10, roles=roles), text
+
+
+def test_a_file_whose_point_is_dropped_is_said_among_the_other_files_before_a_smaller_one() -> None:
+    # #13009's new 1,067-line msa_m3.py lost its point to the length limit and was then hidden
+    # in "另有 3 个文件" behind two small files: the other files are chosen from the final text
+    from prdigest.write.template.paragraph import _Draft
+    from prdigest.write.template.phrases import Phrases
+
+    p = Phrases("zh", 1)
+    others = OtherFiles(
+        ("`big.py`（新增）", "`small.py`"),
+        ("pkg/big.py", "pkg/small.py"),
+        ("`big.py`", "`small.py`"),
+        1,
+    )
+    points = [["`a.py` 中新增的 `u`"], ["`b.py` 中新增的 `v`"], ["`big.py` 中新增的 `x`"]]
+    draft = _Draft(
+        p, "值得精读。", [], "", points, set(), {frozenset(): others}, {}, [], [], limit=0
+    )
+    assert "`small.py`。" in draft.text() and draft.text().count("`big.py`") == 1
+    assert draft.shrink() and len(draft.points) == 2  # the third point goes
+    assert "`big.py`（新增）" in draft.text() and "`small.py`" not in draft.text()

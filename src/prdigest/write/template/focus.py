@@ -700,21 +700,40 @@ _NOT_READ = frozenset({"__init__.py", "CMakeLists.txt"})  # a package marker or 
 
 @dataclass(frozen=True)
 class OtherFiles:
-    """One wording of the other-files sentence: the files it says (with the definition each
-    change sits in) and their paths; the count of the rest is made from the final paragraph."""
+    """The other-files sentence's files, most lines first: each as said (with the definition
+    its change sits in), its path and its name as a paragraph shows it. Made before the
+    paragraph is trimmed to length, it holds the files its points name too; ``room`` is how
+    many it says, as many as the points did not name then. :meth:`unnamed_in` picks them
+    from those the final text does not name: a file whose point was dropped is said in the
+    place of a smaller one, not hidden in the count, and the sentence keeps its length."""
 
-    shown: str
+    said: tuple[str, ...]
     paths: tuple[str, ...]
+    names: tuple[str, ...]
+    room: int = 0
+
+    def unnamed_in(self, text: str, most: int = MAX_OTHER_FILES) -> OtherFiles:
+        keep = [i for i, name in enumerate(self.names) if name not in text]
+        keep = keep[: min(most, self.room)]
+        return OtherFiles(
+            tuple(self.said[i] for i in keep),
+            tuple(self.paths[i] for i in keep),
+            tuple(self.names[i] for i in keep),
+            len(keep),
+        )
+
+
+MAX_CANDIDATES = MAX_OTHER_FILES + 5  # room for the files the points name (five at most)
 
 
 def other_files(
     d: Dossier, p: Phrases, cited: Cited, skip: frozenset[str] = frozenset()
-) -> list[OtherFiles]:
+) -> OtherFiles:
     """The other changed files a reader opens, for a PR whose points name few of them: source,
-    test and config files the paragraph has not named (nor ``skip``: test files whose tests it
-    names), most lines first, Python before kernels when Python carries the change; a docs or
-    CI change's own files when no source changed. Its wordings, fullest first (fewer files),
-    none when there are no such files."""
+    test and config files (not ``skip``: test files whose tests the points name), most lines
+    first, Python before kernels when Python carries the change; a docs or CI change's own
+    files when no source changed. Those the final paragraph names are left out when it is
+    said (:meth:`OtherFiles.unnamed_in`)."""
     names = display_names(d.files)
     python = d.python_carries()
     moved_away = {f.moved_from for f in d.files if f.moved_from}  # said where its text went
@@ -725,30 +744,29 @@ def other_files(
         and f.path not in moved_away
         and f.additions + f.deletions
         and PurePosixPath(f.path).name not in _NOT_READ
-        and names.get(f.path, f.path) not in cited.refs
         and f.path not in skip
     ]
     read: tuple[Role, ...] = (Role.SOURCE, Role.TEST, Role.CONFIG)
     if not d.source_lines_changed():  # no runtime code: the docs and CI files are the change
         read += (Role.DOCS, Role.CI, Role.BUILD)
     candidates = [f for f in unnamed if f.role in read]
-    if not candidates:
-        return []
     candidates.sort(key=lambda f: (python and f.language == "cpp", -(f.additions + f.deletions)))
-    shown = candidates[:MAX_OTHER_FILES]
+    shown = candidates[:MAX_CANDIDATES]
+    fresh = [f for f in shown if names.get(f.path, f.path) not in cited.refs]
     for f in shown:
         cited.fact(f.id)
-    said_as = [_file_with_owner(f.path, d, p, cited, names) for f in shown]
-    return [
-        OtherFiles(p.join(said_as[:size]), tuple(f.path for f in shown[:size]))
-        for size in range(len(said_as), 0, -1)
-    ]
+    return OtherFiles(
+        tuple(_file_with_owner(f.path, d, p, cited, names) for f in shown),
+        tuple(f.path for f in shown),
+        tuple(code(names.get(f.path, f.path)) for f in shown),
+        min(len(fresh), MAX_OTHER_FILES),
+    )
 
 
 def render_other_files(others: OtherFiles, rest: int, p: Phrases) -> str:
     """The sentence, with the count of changed files the paragraph does not name."""
     key = "other_files_more" if rest else "other_files"
-    return p.get("point", key, files=others.shown, count=rest) + p.stop
+    return p.get("point", key, files=p.join(list(others.said)), count=rest) + p.stop
 
 
 def _relocated_files(d: Dossier) -> list[FileFact]:

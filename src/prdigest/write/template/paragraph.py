@@ -130,16 +130,16 @@ def _untagged(point: str, p: Phrases) -> str:
 
 def _others_by_named_tests(
     d: Dossier, p: Phrases, cited: Cited, points: list[list[str]]
-) -> tuple[dict[frozenset[str], list[OtherFiles]], dict[str, tuple[str, ...]]]:
-    """The other-files wordings with and without the test files whose tests the points can name
-    (made now, before the discussion and follow-ups cite anything), and those tests by file."""
+) -> tuple[dict[frozenset[str], OtherFiles], dict[str, tuple[str, ...]]]:
+    """The other files with and without the test files whose tests the points can name (made
+    now, before the discussion and follow-ups cite anything), and those tests by file."""
     said = " ".join(w for wordings in points for w in wordings)
     tests: dict[str, tuple[str, ...]] = {}
     for t in d.tests:
         if code(t.name) in said:
             tests[t.path] = (*tests.get(t.path, ()), code(t.name))
     keys = [frozenset(), frozenset(tests)] if tests else [frozenset()]
-    variants: dict[frozenset[str], list[OtherFiles]] = {}
+    variants: dict[frozenset[str], OtherFiles] = {}
     scratches = []
     for skip in keys:  # each from the same state: what one names must not hide a file from another
         scratch = cited.copy()
@@ -160,9 +160,9 @@ class _Draft:
     shape: str
     wordings: list[list[str]]  # per focus point, its wordings, fullest first (fewer names after)
     spare: set[int]  # points whose shorter wording drops a rewritten expression, not a name
-    # the other files to open, said after the points (wordings, fullest first): by the set of
-    # test files whose tests the points name (not said again), and those tests by file
-    others_by_named: dict[frozenset[str], list[OtherFiles]]
+    # the other files to open, said after the points: by the set of test files whose tests the
+    # points name (not said again), and those tests by file
+    others_by_named: dict[frozenset[str], OtherFiles]
     tests_by_file: dict[str, tuple[str, ...]]
     discussion: list[str]
     followups: list[str]
@@ -183,27 +183,34 @@ class _Draft:
     def points(self) -> list[str]:
         return [w[i] for w, i in zip(self.wordings, self.at, strict=True)]
 
-    def others(self, focus: str) -> list[OtherFiles]:
-        """The other-files wordings left, given the focus points as rendered now."""
+    def others(self) -> list[OtherFiles]:
+        """The other-files wordings left (fullest first: fewer files after), given the why and
+        the focus points as rendered now: the files they name are not said again."""
+        focus = render_focus(self.points, self.p)
         named = frozenset(
             path for path, tests in self.tests_by_file.items() if any(t in focus for t in tests)
         )
         # a set made up front, else the files all said: no file is skipped whose test is not named
-        wordings = self.others_by_named.get(named, self.others_by_named[frozenset()])
+        files = self.others_by_named.get(named, self.others_by_named[frozenset()])
+        unnamed = files.unnamed_in(render_why(self.why, self.p) + focus)
+        wordings = [unnamed.unnamed_in("", size) for size in range(len(unnamed.paths), 0, -1)]
         return wordings[self.others_at :]
 
-    def text(self) -> str:
-        focus = render_focus(self.points, self.p)
-        others = self.others(focus)
-        pieces = [
+    def _pieces(self) -> list[str]:
+        """The paragraph's parts as rendered now, the other-files sentence left empty."""
+        return [
             self.verdict,
             render_why(self.why, self.p),
             self.shape,
-            focus,
+            render_focus(self.points, self.p),
             "",  # the other files, counted against what the rest names
             render_discussion(self.discussion, self.p),
             render_followups(self.followups, self.p),
         ]
+
+    def text(self) -> str:
+        pieces = self._pieces()
+        others = self.others()
         if self.points and others:
             said = "".join(pieces)
             rest = unnamed_files(self.dossier, said, others[0].paths, self.p) if self.dossier else 0
@@ -311,7 +318,7 @@ class _Draft:
             self.weak_gone.append(self.followups.pop())
             self.weak -= 1
             return True
-        if step == "others" and self.others(render_focus(self.points, self.p)):
+        if step == "others" and self.others():
             self.others_at += 1  # fewer files, then none
             return True
         if step == "trim":  # a second rewritten expression first, then names, last point first
