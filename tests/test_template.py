@@ -223,7 +223,7 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "启用 batch 不变性的确定性算子",
         ),
         # a leading verb is the verb, not a modifier under the kind's (「修复 … Omit …」)
-        ("Omit empty tool_calls from chat responses", "fix", "省略对话响应中的空的 tool_calls"),
+        ("Omit empty tool_calls from chat responses", "fix", "省略对话响应中空的 tool_calls"),
         ("Fix hybrid block table out of range bug", "fix", "修复混合块表越界问题"),
         ("Fix /e2e command", "ci", "修复/e2e 命令"),  # a slash command is a name
         # a literal or a test's parameter stays whole
@@ -284,8 +284,8 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "新增重计算卸载支持线性注意力混合模型",
         ),
         # lead verbs of real CI and refactor titles that the phrasebook once lacked
-        ("Prebuild missing kernels on CPU runners", "ci", "预构建 CPU runner 上的缺失的算子"),
-        ("Summarize failed unit tests in the job log", "ci", "汇总任务日志中的失败的单测"),
+        ("Prebuild missing kernels on CPU runners", "ci", "预构建 CPU runner 上缺失的算子"),
+        ("Summarize failed unit tests in the job log", "ci", "汇总任务日志中失败的单测"),
         ("Update the pool guide regarding SSD setup", "docs", "更新关于 SSD 配置的池指南"),
         ("Tune timeouts for different test scenarios", "ci", "调优不同测试场景的超时"),
         # a noun first is not a verb: the kind's verb leads it

@@ -405,8 +405,19 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
             after.append(text)
         else:
             modifiers.append(text)
+            if key in _PLACES and _OWN_DE.match(head.text) and len(modifiers) == 1:
+                modifiers[0] = text.removesuffix("的")  # 日志中失败的单测, not 日志中的失败的单测
     body = "".join(reversed(modifiers)) + head.text
     return _assembled(verb, before, [body, *after], verb_last, (known, unknown), p)
+
+
+# a place or time said before the head ("{np}中的"): before a head that opens with its own
+# attribute and 的 ("失败的单测"), the place's 的 goes, or two 的 stand side by side
+_PLACES = frozenset(
+    {"in", "on", "at", "from", "under", "within", "when", "if", "while", "after", "before",
+     "during", "between"}
+)  # fmt: skip
+_OWN_DE = re.compile(r"^[\u4e00-\u9fff]{1,6}的")
 
 
 def _assembled(
