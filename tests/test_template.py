@@ -785,14 +785,24 @@ def test_a_docs_or_ci_change_names_its_own_other_files() -> None:
     assert wordings and "`mkdocs.yml`" not in wordings[0] and "`a.py`" in wordings[0]
 
 
-def test_a_workflow_change_names_its_new_job_and_what_its_keys_do() -> None:
-    # a CI-only PR used to be said as a file and its line counts: its new job, its soft
-    # failure and its run group are what a reviewer of the workflow checks
+def _workflow_paragraph(title: str, path: str, lines: list[str]) -> str:
+    """The skim paragraph of a PR that adds one workflow file."""
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset
 
     from conftest import file_patch, make_pr
 
+    pr = make_pr(title=title, files=[file_patch(path, lines, status="added")])
+    d = analyze(pr, load_preset(pr.repo))
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    entry = TemplateWriter().write(d, skim, lang="zh", paragraph=True)
+    assert entry.paragraph is not None
+    return entry.paragraph
+
+
+def test_a_workflow_change_names_its_new_job_and_what_its_keys_do() -> None:
+    # a CI-only PR used to be said as a file and its line counts: its new job, its soft
+    # failure and its run group are what a reviewer of the workflow checks
     job = [
         "jobs:",
         "  archive-report:",
@@ -804,28 +814,16 @@ def test_a_workflow_change_names_its_new_job_and_what_its_keys_do() -> None:
         "    steps:",
         "      - run: python3 archive.py",
     ]
-    pr = make_pr(
-        title="[CI] Archive failure reports",
-        files=[file_patch(".github/workflows/archive.yaml", job, status="added")],
+    text = _workflow_paragraph(
+        "[CI] Archive failure reports", ".github/workflows/archive.yaml", job
     )
-    d = analyze(pr, load_preset(pr.repo))
-    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
-    entry = TemplateWriter().write(d, skim, lang="zh", paragraph=True)
-    assert entry.paragraph is not None
-    assert says(entry.paragraph, "point", "step_added", names="`archive-report`")
-    assert "`continue-on-error: true` 让失败不阻断这次运行" in entry.paragraph
+    assert says(text, "point", "step_added", names="`archive-report`")
+    assert "`continue-on-error: true` 让失败不阻断这次运行" in text
     # GitHub keeps one run of a group going and one waiting: an older waiting run is cancelled
-    assert "`concurrency` 分组：同组同时只跑一个，排队的只留最新一个，更早排队的会被取消" in (
-        entry.paragraph
-    )
+    assert "`concurrency` 分组：同组同时只跑一个，排队的只留最新一个，更早排队的会被取消" in text
 
 
 def test_a_run_group_that_cancels_the_run_in_progress_is_said_as_that() -> None:
-    from prdigest.analyze import analyze
-    from prdigest.core.presets import load_preset
-
-    from conftest import file_patch, make_pr
-
     workflow = [
         "on: push",
         "concurrency:",
@@ -837,16 +835,11 @@ def test_a_run_group_that_cancels_the_run_in_progress_is_said_as_that() -> None:
         "    steps:",
         "      - run: make cache",
     ]
-    pr = make_pr(
-        title="[CI] Build the lint cache on push",
-        files=[file_patch(".github/workflows/cache.yaml", workflow, status="added")],
+    text = _workflow_paragraph(
+        "[CI] Build the lint cache on push", ".github/workflows/cache.yaml", workflow
     )
-    d = analyze(pr, load_preset(pr.repo))
-    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
-    entry = TemplateWriter().write(d, skim, lang="zh", paragraph=True)
-    assert entry.paragraph is not None
-    assert "`cancel-in-progress: true` 让同组的新运行取消正在跑的旧运行" in entry.paragraph
-    assert "排队的只留最新一个" not in entry.paragraph  # moot when the newer run cancels
+    assert "`cancel-in-progress: true` 让同组的新运行取消正在跑的旧运行" in text
+    assert "排队的只留最新一个" not in text  # moot when the newer run cancels
 
 
 def test_a_call_moved_after_the_value_it_now_takes_is_said_as_moved_code() -> None:
