@@ -33,7 +33,7 @@ from prdigest.sources.base import sync  # noqa: E402
 from prdigest.sources.jsonl import JsonlSource  # noqa: E402
 from prdigest.store import open_store  # noqa: E402
 from prdigest.triage.features import NAMES  # noqa: E402
-from prdigest.triage.fit import DEFAULT_C  # noqa: E402
+from prdigest.triage.fit import C_SCALE, DEFAULT_C  # noqa: E402
 from prdigest.triage.labels import load_labels  # noqa: E402
 from prdigest.triage.model import MODEL_FILE, model_json  # noqa: E402
 
@@ -46,7 +46,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=Path, required=True, help="the development records")
     parser.add_argument("--labels", type=Path, default=LABELS)
-    parser.add_argument("--c", type=float, default=DEFAULT_C, help="inverse L2 strength")
+    parser.add_argument(
+        "--c",
+        type=float,
+        default=DEFAULT_C,
+        help="inverse L2 strength (must-read boundary; the lower ones C_SCALE times it)",
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     labels = load_labels([args.labels])
@@ -64,6 +69,7 @@ def main() -> None:
         "samples": len(samples),
         "days": len({x.day for x in labels}),
         "C": args.c,
+        "C_scale": list(C_SCALE),
         "cv": cv.to_json(),
     }
     data = model_json(model)

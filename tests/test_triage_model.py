@@ -21,7 +21,7 @@ from prdigest.pipeline.evaluate import cross_validate
 from prdigest.sources.base import sync
 from prdigest.sources.jsonl import JsonlSource
 from prdigest.store import open_store
-from prdigest.triage import assess
+from prdigest.triage import assess, fit
 from prdigest.triage.evaluate import Judged, report
 from prdigest.triage.features import NAMES, features
 from prdigest.triage.labels import Label, load_labels
@@ -341,6 +341,32 @@ def _synthetic_day(day: str, base: int) -> tuple[list[dict[str, object]], list[L
         records.append(pr.model_dump(mode="json", exclude_none=True))
         labels.append(Label(pr.repo, number, day, level, "synthetic", None))
     return records, labels
+
+
+def test_the_must_read_boundary_is_regularised_harder_than_the_lower_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a few dozen must-reads carry the top boundary; the lower ones have hundreds of labels
+    # on either side and are given room for weights of their own
+    pytest.importorskip("sklearn")
+    numpy, logistic, scaler = fit._sklearn()
+    strengths: list[float] = []
+
+    def recording(**kwargs: float) -> object:
+        strengths.append(kwargs["C"])
+        return logistic(**kwargs)
+
+    monkeypatch.setattr(fit, "_sklearn", lambda: (numpy, recording, scaler))
+    samples = [
+        fit.Sample(
+            Label("vllm-project/vllm-ascend", n, "2026-05-01", level, "synthetic", None),
+            {"x": float(n)},
+            True,
+        )
+        for n, level in enumerate(ORDER * 3)
+    ]
+    fit.fit_boundaries(samples, ["x"], c=0.02)
+    assert strengths == pytest.approx([0.05, 0.05, 0.02])
 
 
 @pytest.mark.slow

@@ -5,7 +5,8 @@ figures of ``prdigest eval triage --cv``; it needs the ``fit`` extra (``pip inst
 'prdigest[fit]'``). The shipped model needs none of it: :mod:`.model` is arithmetic.
 
 * Each boundary ``level > k`` is an L2-regularised logistic regression on standardised
-  features; the weights are folded back to the raw features' scale, so the model file holds
+  features, regularised by how many labels stand on its rarer side (:data:`C_SCALE`); the
+  weights are folded back to the raw features' scale, so the model file holds
   plain weights and intercepts.
 * ``skip`` labels count as ``list_only`` here: skip comes from rules (bot churn), and for
   reading both are the bottom of the scale.
@@ -32,6 +33,10 @@ MODEL_VERSION = "triage-model/1"
 FOLDS = 6
 MUST_WEIGHT = 0.5  # must-reads are what a reader most needs right: their F1 counts extra
 DEFAULT_C = 0.02
+# the inverse L2 strength of each boundary, as a multiple of ``c``: the two lower boundaries
+# have a hundred or more labels on either side and can afford weights of their own; the
+# must-read boundary has a few dozen must-reads and is kept close to the prior
+C_SCALE = (2.5, 2.5, 1.0)
 THRESHOLDS = tuple(x / 100 for x in range(5, 61))
 FLOORS = tuple(x / 20 for x in range(61))
 
@@ -76,7 +81,7 @@ def fit_boundaries(
     weights = numpy.array([s.weight for s in samples], dtype=float)
     boundaries = []
     for index, above in enumerate(ORDER[:-1]):
-        model = logistic(C=c, max_iter=10_000).fit(
+        model = logistic(C=c * C_SCALE[index], max_iter=10_000).fit(
             standard, (targets > index).astype(int), sample_weight=weights
         )
         raw = model.coef_[0] / scale
