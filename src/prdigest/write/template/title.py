@@ -392,7 +392,7 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
                 after.append(where.format(clause=inner.text))
             continue
         text = where.format(np=np.text)
-        if key in ("via", "using", "by", "through", "in_order", "with_means"):
+        if key in ("via", "using", "by", "through", "in_order", "with_means", "at_level"):
             before.append(text)
         elif key == "from_move":  # the old value before the verb, the new one after it
             before.insert(0, text)
@@ -475,6 +475,7 @@ _TOGETHER_VERBS = frozenset(
 _EVENTS = frozenset(
     {"failure", "failures", "error", "errors", "exit", "startup", "shutdown", "timeout", "demand"}
 )
+_LOG_VERBS = frozenset({"log", "logs", "print", "prints", "emit", "emits", "warn", "warns"})
 _SET_VERBS = frozenset(
     {"set", "sets", "change", "changes", "switch", "convert", "rename", "renames", "replace",
      "replaces", "split", "splits", "correct", "corrects"}
@@ -489,6 +490,8 @@ def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[st
         return "on_event"
     if prep == "in" and words and words[-1].lower() == "order":
         return "in_order"
+    if prep == "at" and verb_word in _LOG_VERBS and words and words[-1].lower() == "level":
+        return "at_level"  # "Log X at DEBUG level" → 以 DEBUG 级别记录 X
     if prep == "into" and verb_word in MOVE_VERBS:
         return "to_move"
     if prep == "to" and verb_word in _SET_VERBS:
