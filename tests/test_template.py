@@ -277,6 +277,9 @@ def _retitled(d: Dossier, subject: str, kind: str = "feature") -> Dossier:
             "用 PluggableLayer 替换 BailingMoELinearAttention monkey-patching",
         ),
         ("Render bold text correctly in Chinese docs", "docs", "正确渲染中文文档中的加粗文本"),
+        # an event a reaction waits on says when, not which of its object
+        ("Disable sampling on failure", "ci", "失败时禁用采样"),
+        ("Fix crash on startup", "fix", "修复启动时的崩溃"),
         # a level a call runs at says how it is done, not where its object is
         ("Log the request at DEBUG level", "chore", "以 DEBUG 级别记录请求"),
         # a linear hybrid is one of linear and full attention, not of linear layers

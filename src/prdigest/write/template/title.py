@@ -392,7 +392,9 @@ def _clause(clause: str, kind: Kind, p: Phrases, first: bool) -> _Rendered | Non
                 after.append(where.format(clause=inner.text))
             continue
         text = where.format(np=np.text)
-        if key in ("via", "using", "by", "through", "in_order", "with_means", "at_level"):
+        if key in (
+            "via", "using", "by", "through", "in_order", "with_means", "at_level", "on_event_when"
+        ):  # fmt: skip
             before.append(text)
         elif key == "from_move":  # the old value before the verb, the new one after it
             before.insert(0, text)
@@ -475,6 +477,12 @@ _TOGETHER_VERBS = frozenset(
 _EVENTS = frozenset(
     {"failure", "failures", "error", "errors", "exit", "startup", "shutdown", "timeout", "demand"}
 )
+# verbs of what the code does when an event happens (the event says when, not which object)
+_REACTION_VERBS = frozenset(
+    {"disable", "disables", "skip", "skips", "retry", "retries", "abort", "aborts", "stop",
+     "stops", "drop", "drops", "clear", "clears", "reset", "resets", "release", "releases",
+     "free", "frees", "flush", "flushes", "restart", "restarts"}
+)  # fmt: skip
 _LOG_VERBS = frozenset({"log", "logs", "print", "prints", "emit", "emits", "warn", "warns"})
 _SET_VERBS = frozenset(
     {"set", "sets", "change", "changes", "switch", "convert", "rename", "renames", "replace",
@@ -487,7 +495,8 @@ def _prep_key(prep: str | None, verb_word: str, words: list[str], verbs: dict[st
     if prep == "to" and words and words[0].lower() in verbs and len(words) > 1:
         return "purpose"
     if prep == "on" and words and words[0].lower() in _EVENTS:
-        return "on_event"
+        # "Disable sampling on failure" → 失败时禁用采样; "Fix crash on startup" → 启动时的崩溃
+        return "on_event_when" if verb_word in _REACTION_VERBS else "on_event"
     if prep == "in" and words and words[-1].lower() == "order":
         return "in_order"
     if prep == "at" and verb_word in _LOG_VERBS and words and words[-1].lower() == "level":
