@@ -737,7 +737,7 @@ def other_files(
     names = display_names(d.files)
     python = d.python_carries()
     moved_away = {f.moved_from for f in d.files if f.moved_from}  # said where its text went
-    unnamed = [
+    eligible = [
         f
         for f in d.files
         if not (f.generated or f.duplicate_of or f.binary)
@@ -749,7 +749,7 @@ def other_files(
     read: tuple[Role, ...] = (Role.SOURCE, Role.TEST, Role.CONFIG)
     if not d.source_lines_changed():  # no runtime code: the docs and CI files are the change
         read += (Role.DOCS, Role.CI, Role.BUILD)
-    candidates = [f for f in unnamed if f.role in read]
+    candidates = [f for f in eligible if f.role in read]
     candidates.sort(key=lambda f: (python and f.language == "cpp", -(f.additions + f.deletions)))
     shown = candidates[:MAX_CANDIDATES]
     fresh = [f for f in shown if names.get(f.path, f.path) not in cited.refs]
