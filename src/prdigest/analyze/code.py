@@ -363,12 +363,20 @@ class _Words:
     after_def: bool = False  # the last line closed a def/class header
 
 
+def _doc_quote(body: str) -> str:
+    """The triple quote a stripped line opens with (after a string prefix), if any."""
+    lead = body.lstrip("rbuRBU")[:3]
+    return lead if lead in DOC_QUOTES else ""
+
+
 def _words_not_code(kind: str, body: str, state: dict[str, _Words]) -> bool:
     """Whether a changed Python line is a comment or a docstring's (opened right under its
     def), which change no definition; context lines only move the state along."""
     if body.startswith("#"):
         return kind != CONTEXT
     words = False
+    opens_header = body.startswith(("def ", "async def ", "class "))
+    closed = body.rstrip().endswith(":")
     for side in (ADDED, REMOVED) if kind == CONTEXT else (kind,):
         st = state[side]
         if st.quote:
@@ -376,14 +384,13 @@ def _words_not_code(kind: str, body: str, state: dict[str, _Words]) -> bool:
             if st.quote in body:
                 st.quote = ""
             continue
-        opener = next((q for q in DOC_QUOTES if body.lstrip("rbuRBU").startswith(q)), "")
-        if opener and st.after_def:
+        opener = _doc_quote(body) if st.after_def else ""  # only right under a def
+        if opener:
             words, st.after_def = True, False
             if body.count(opener) == 1:
                 st.quote = opener
             continue
-        header = st.header_open or body.startswith(("def ", "async def ", "class "))
-        closed = body.rstrip().endswith(":")
+        header = st.header_open or opens_header
         st.header_open, st.after_def = header and not closed, header and closed
     return words and kind != CONTEXT
 
@@ -673,7 +680,10 @@ def deleted_definitions(parsed: ParsedPatch, language: str | None) -> frozenset[
             and (found := definition_in(line.text, language)) is not None
         }
 
-    return frozenset(names(parsed.removed()) - names(parsed.added()))
+    removed = names(parsed.removed())
+    if not removed:  # most patches remove no definition: their added side is not read
+        return frozenset()
+    return frozenset(removed - names(parsed.added()))
 
 
 def _moved_under_new_class(
