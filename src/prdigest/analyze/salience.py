@@ -1327,7 +1327,7 @@ def _made_local(patch: ParsedPatch) -> set[str]:
     """Attributes the patch turns into locals of the same value: ``self.batch = Batch(`` removed
     and ``batch = Batch(`` added."""
 
-    def assigned(lines: Iterator[DiffLine], on_self: bool) -> set[tuple[str, str]]:
+    def assigned(lines: Iterable[DiffLine], on_self: bool) -> set[tuple[str, str]]:
         found = set()
         for line in lines:
             match = _ASSIGNMENT.match(line.text)
