@@ -1395,6 +1395,28 @@ def test_a_class_whose_changed_methods_are_named_is_not_named_beside_them() -> N
     assert "改动的 `Runner`（描述点名）" in named
 
 
+def test_a_new_class_implies_its_methods_unless_the_body_talks_about_one() -> None:
+    patch = (
+        "@@ -0,0 +1,8 @@\n"
+        "+class SparseAttention(AttentionLayerBase):\n"
+        "+    def get_attn_backend(self):\n"
+        "+        return SparseBackend\n"
+        "+\n"
+        "+    def warm_up(self, batch):\n"
+        "+        self.cache = batch\n"
+        "+        self.ready = True\n"
+        "+        return batch\n"
+    )
+    files = [{"path": "pkg/models/sparse.py", "status": "added", "additions": 8, "deletions": 0,
+              "patch": patch}]  # fmt: skip
+    plain = " ".join(_points_of(files))
+    assert "`SparseAttention`" in plain and "`get_attn_backend`" not in plain
+    body = "The runner now asks each layer's `get_attn_backend()` for its backend."
+    named = " ".join(_points_of(files, body=body))
+    assert "`SparseAttention`" in named and "`get_attn_backend`" in named
+    assert "`warm_up`" not in named  # the methods the body does not name stay implied
+
+
 def test_an_environment_variable_the_new_code_reads_is_not_said_as_new() -> None:
     # the diff shows a read, not whether the project (or CANN) had the variable before
     patch = (

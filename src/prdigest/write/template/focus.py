@@ -149,10 +149,15 @@ def _symbol_name(s: SymbolFact, d: Dossier, p: Phrases, cited: Cited) -> tuple[s
     """The class a name is said with (None: said alone) and the name as shown."""
     line = s.line if s.change != "removed" else None
     name = cited.name(s.name, s.path, line)
-    short = len(s.name) <= 3  # `np`, `cpu`: said as the class's, or they name nothing
-    if s.parent and (s.name in GENERIC_NAMES or short or _overrides(s, d)):
-        return cited.name(s.parent, s.path, None), name
+    if _said_with_class(s, d):
+        return cited.name(s.parent or "", s.path, None), name
     return None, name
+
+
+def _said_with_class(s: SymbolFact, d: Dossier) -> bool:
+    """A method whose name alone says nothing: generic, short (`np`, `cpu`) or an override."""
+    short = len(s.name) <= 3
+    return bool(s.parent) and (s.name in GENERIC_NAMES or short or _overrides(s, d))
 
 
 def _said_with_owners(items: list[tuple[str | None, str]], p: Phrases) -> str:
@@ -207,7 +212,8 @@ def _symbol_point(
 ) -> Point | None:
     group = [s for s in group if s.name not in cited.refs]  # named by an earlier point
     added_classes = {s.name for s in group if s.kind in ("class", "struct") and s.change == "added"}
-    group = [s for s in group if s.parent not in added_classes]
+    # a new class implies its methods, except one the title or body talks about (a hook)
+    group = [s for s in group if s.parent not in added_classes or _talked_about(s, d)]
     group = [s for s in group if not _said_by_its_methods(s, group, d)]
     # `C` 的 `forward` names the class already: `C` is not said again beside it
     said_with_method = {s.parent for s in group if s.name in GENERIC_NAMES and s.parent}
@@ -220,6 +226,15 @@ def _symbol_point(
     return Point(
         tuple(_symbol_text(group[:size], d, p, cited, names) for size in range(len(group), 0, -1))
     )
+
+
+def _talked_about(s: SymbolFact, d: Dossier) -> bool:
+    """A method the title or body names, said alone: not one said only with its class (a
+    generic or short name, an override), which would name the new class twice."""
+    if _said_with_class(s, d):
+        return False
+    fact = next((x for x in d.salient if x.symbol == s.id), None)
+    return fact is not None and any(r in ("in_title", "in_body") for r in fact.reasons)
 
 
 def _symbol_text(
