@@ -876,6 +876,37 @@ def test_a_call_moved_after_the_value_it_now_takes_is_said_as_moved_code() -> No
     assert "`get_comm_impl`" in entry.paragraph  # the line that moved unchanged
 
 
+def test_names_the_new_code_uses_go_before_names_of_code_that_only_moved() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.models import Provenance, SalientFact
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+
+    from conftest import make_pr
+
+    pr = make_pr(files=[{"path": "pkg/platform.py", "status": "modified", "additions": 3,
+                         "deletions": 1, "patch": "@@ -1 +1 @@\n-a = 1\n+a = 2"}])  # fmt: skip
+
+    def name(text: str, reason: str, change: str) -> SalientFact:
+        where = Provenance(kind="file", ref="pkg/platform.py", line=1)
+        return SalientFact(id=f"s:{text}", provenance=where, name=text, kind="identifier",
+                           path="pkg/platform.py", line=1, score=1.0, reasons=(reason,),
+                           change=change)  # fmt: skip
+
+    salient = (
+        name("max_tokens_across_dp", "relocated", "used"),
+        name("padded_tokens", "introduced", "introduced"),
+        name("legacy_tokens", "gone", "gone"),
+    )
+    d = analyze(pr, load_preset(pr.repo)).model_copy(update={"salient": salient})
+    skim = Assessment(pr.repo, pr.number, Level.SKIM, 1.0, (), None, None)
+    said = " ".join(p.texts[0] for p in focus_points(d, skim, Phrases("zh", 1), Cited()))
+    # two kinds at most: the new and the gone code's names, not those of code that moved
+    assert "新加的代码用到 `padded_tokens`" in said
+    assert "删掉的代码用到 `legacy_tokens`" in said
+    assert "`max_tokens_across_dp`" not in said
+
+
 def test_a_class_said_with_its_generic_method_is_not_said_again_beside_it() -> None:
     from prdigest.analyze import analyze
     from prdigest.core.presets import load_preset

@@ -625,7 +625,8 @@ def long_edit_point(d: Dossier, p: Phrases, cited: Cited) -> Point | None:
     return _edit_point(d, p, cited, display_names(d.files), MAX_LONG_EDIT_CHARS)
 
 
-NAME_KEYS = ("named", "tested", "titled", "relocated", "introduced", "gone")
+# two kinds at most, in this order: code that only moved or was re-indented says least
+NAME_KEYS = ("named", "tested", "titled", "introduced", "gone", "relocated")
 MAX_NAMES_PER_KIND = 6
 
 
