@@ -191,6 +191,28 @@ def test_names_the_body_and_tests_talk_about_outrank_big_helpers() -> None:
     assert "helper" in next(x for x in ranked if x.name == "print_summary_table").reasons
 
 
+def test_a_definition_the_title_spells_in_words_outranks_a_bigger_one() -> None:
+    source = parse_patch(
+        "pkg/config.py",
+        "@@ -1,3 +1,1 @@\n-class WeightPrefetchConfig:\n-    size = 1\n def load_settings(cfg):",
+    )
+    symbols = [
+        _symbol("WeightPrefetchConfig", "pkg/config.py", 2, "removed"),
+        _symbol("load_settings", "pkg/config.py", 40, "removed"),
+    ]
+
+    def ranked(title: str) -> list[models.SalientFact]:
+        context = Context(title=title, body="", python_carries=True)
+        return rank([(_fact("pkg/config.py"), source)], symbols, [], context)[0]
+
+    spelled = ranked("[Refactor] Remove weight prefetch config")
+    assert spelled[0].name == "WeightPrefetchConfig"
+    assert "title_words" in spelled[0].reasons
+    # the words must run in order, two at least for a definition
+    for title in ("[Refactor] Remove the config of weight prefetch", "[Refactor] Remove weight"):
+        assert all("title_words" not in x.reasons for x in ranked(title))
+
+
 def test_the_same_change_in_two_files_is_one_copy() -> None:
     patch = "@@ -1,4 +1,4 @@\n a\n-b = 1\n+b = 2\n c\n-d\n+e"
     parsed = [

@@ -55,6 +55,7 @@ else:  # the same algorithm compiled (Cython): equal ratios and opcodes, ~6x fas
 REASONS: dict[str, float] = {
     "in_title": 4.0,  # the title names it
     "in_body": 3.0,  # the body names it (backticked or as written in the code)
+    "title_words": 2.5,  # the title spells its words ("weight prefetch config")
     "tested": 2.0,  # the PR's new or changed tests use it
     "test_named": 2.0,  # a new test or test file is named after it (test_<name>…)
     "new_class": 2.0,  # a class the PR adds
@@ -1019,7 +1020,13 @@ class Context:
 
 
 def _reasons_of_name(
-    name: str, context: Context, tested: set[str], edited: set[str], files: int
+    name: str,
+    context: Context,
+    tested: set[str],
+    edited: set[str],
+    files: int,
+    *,
+    definition: bool = False,
 ) -> list[str]:
     bare = name.rsplit(".", 1)[-1]
     reasons = []
@@ -1031,6 +1038,8 @@ def _reasons_of_name(
         bare != name and len(bare) >= 6 and _distinct_seen(bare) and _names_word(context.body, bare)
     ):
         reasons.append("in_body")  # `self.model.markov_embed` when the body says `markov_embed`
+    elif _spelled_in(context.title, bare, 2 if definition else 3):
+        reasons.append("title_words")  # `WeightPrefetchConfig` of "Remove weight prefetch config"
     if name in tested or bare in tested:
         reasons.append("tested")
     if files >= 2:
@@ -1040,6 +1049,22 @@ def _reasons_of_name(
     if _HELPER.search(bare) and not context.about_output:
         reasons.append("helper")
     return reasons
+
+
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_TITLE_WORD = re.compile(r"[A-Za-z]+|\d+")
+
+
+def _spelled_in(title: str, name: str, least: int) -> bool:
+    """Whether the title writes a name's words (``least`` or more, camel or snake case) in a
+    row: two for a definition, three for a name the code uses (`kv_cache` of "KV cache" is
+    everywhere in such a PR)."""
+    words = [w.lower() for w in _NAME_WORD.findall(name)]
+    if len(words) < least:
+        return False
+    said = [w.lower() for w in _TITLE_WORD.findall(title)]
+    n = len(words)
+    return any(said[i : i + n] == words for i in range(len(said) - n + 1))
 
 
 def _mentions(text: str, name: str, bare: str, *, after_dot: bool = True) -> bool:
@@ -1178,7 +1203,7 @@ def _symbol_facts(
         seen.add((s.parent, s.name))
         use = names.get(s.name)
         files = len(use.files) if use else 1
-        reasons = _reasons_of_name(s.name, context, tested, edited, files)
+        reasons = _reasons_of_name(s.name, context, tested, edited, files, definition=True)
         if "tested" not in reasons and _named_by_a_test(s.name, test_names):
             reasons.append("test_named")
         if s.change == "added" and not s.relocated:
