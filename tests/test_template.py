@@ -1448,6 +1448,24 @@ def test_a_new_class_implies_its_methods_unless_the_body_talks_about_one() -> No
     assert "`warm_up`" not in named  # the methods the body does not name stay implied
 
 
+def test_the_audience_is_said_without_the_presets_list_of_examples(
+    dossiers: dict[int, Dossier],
+) -> None:
+    from prdigest.core.models import AreaText
+    from prdigest.write.template.paragraph import paragraph_for
+
+    d = dossiers[56104]
+    must = Assessment(d.repo, d.number, Level.MUST_READ, 3.0, (), "attention", "attention")
+    listed = AreaText(
+        name="Attention", audience="维护 Ascend Attention 后端（MLA、SFA、DSA、FA3）的工程师"
+    )
+    text, _cited = paragraph_for(d, must, "zh", listed)
+    # the list reads as what the PR touched: the readers are said without it
+    assert "维护 Ascend Attention 后端的工程师" in text and "MLA、SFA" not in text
+    single = AreaText(name="310P", audience="维护 Atlas 300I（310P）推理卡支持的工程师")
+    assert "Atlas 300I（310P）推理卡" in paragraph_for(d, must, "zh", single)[0]
+
+
 def test_an_environment_variable_the_new_code_reads_is_not_said_as_new() -> None:
     # the diff shows a read, not whether the project (or CANN) had the variable before
     patch = (

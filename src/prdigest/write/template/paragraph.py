@@ -80,9 +80,23 @@ def _role_said(f: FileFact) -> str:
     return f.role.value
 
 
+def _without_examples(audience: str, p: Phrases) -> str:
+    """The area's readers without the list of examples a preset gives in parentheses
+    (「维护 Ascend Attention 后端（MLA、SFA、DSA、FA3）的工程师」): in an entry the list reads
+    as what the PR touched. A single name in parentheses (「Atlas 300I（310P）」) stays."""
+    open_, close = (mark.strip() for mark in p.w.paren)
+    pattern = re.escape(open_) + "([^" + re.escape(open_ + close) + "]*)" + re.escape(close)
+
+    def drop(found: re.Match[str]) -> str:
+        listed = any(sep in found.group(1) for sep in ("、", ", ", "，"))
+        return "" if listed else found.group(0)
+
+    return re.sub(r"\s*" + pattern, drop, audience)
+
+
 def _verdict(d: Dossier, a: Assessment, p: Phrases, area: AreaText | None) -> str:
     rule = next((r.detail for r in a.reasons if r.code == "level"), "")
-    audience = area.audience if area is not None and a.audience else ""
+    audience = _without_examples(area.audience, p) if area is not None and a.audience else ""
     if a.level is Level.MUST_READ:
         key = "must_read_audience" if audience else "must_read"
     elif a.level is Level.WORTH_READING:
