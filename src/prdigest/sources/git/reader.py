@@ -44,7 +44,8 @@ from prdigest.sources.git.message import (
 )
 from prdigest.sources.gitdiff import FileDiff
 
-# Fixed diff options: GitHub's three lines of context, renames found, no drivers or textconv.
+# Fixed diff options: GitHub's three lines of context, renames found, no external diff or
+# textconv (hunk headers: runner's attributes).
 _DIFF_OPTIONS = (
     "--first-parent",
     "--diff-merges=first-parent",
