@@ -267,23 +267,6 @@ def test_window_survives_committer_dates_out_of_order(tmp_path: Path) -> None:
     assert [i.number for i in items if isinstance(i, PullRequest)] == [3, 1]
 
 
-def test_a_python_hunk_header_names_its_method_as_github_shows_it(tmp_path: Path) -> None:
-    # GitHub's patches name the innermost def or class above a hunk; git's default names only
-    # an unindented line (the class), so the git source pins git's python pattern
-    repo = ScriptedRepo(tmp_path / "methods")
-    body = "".join(f"        total += {i}\n" for i in range(12))
-    source = "class Scheduler:\n    def step(self, total):\n" + body + "        return total\n"
-    repo.write("pkg/sched.py", source)
-    repo.commit("Add the scheduler (#1)", "2026-06-10T01:00:00+00:00")
-    repo.write("pkg/sched.py", source.replace("total += 11", "total -= 11"))
-    repo.commit("Fix the last step (#2)", "2026-06-10T02:00:00+00:00")
-    window = day_window(DAY)
-    items = read_prs(repo.path, REPO, since=window.since, until=window.until)
-    fix = next(i for i in items if isinstance(i, PullRequest) and i.number == 2)
-    patch = (fix.files or ())[0].patch or ""
-    assert patch.startswith("@@ -11,5 +11,5 @@ def step(self, total):")
-
-
 def test_stopping_early_ends_the_git_process(clone: Path) -> None:
     items = read_prs(clone, REPO)
     first = next(items)

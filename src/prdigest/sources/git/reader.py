@@ -44,8 +44,7 @@ from prdigest.sources.git.message import (
 )
 from prdigest.sources.gitdiff import FileDiff
 
-# Fixed diff options: GitHub's three lines of context, renames found, no external diff or
-# textconv (hunk headers: runner's attributes).
+# Fixed diff options: GitHub's three lines of context, renames found, no drivers or textconv.
 _DIFF_OPTIONS = (
     "--first-parent",
     "--diff-merges=first-parent",

@@ -21,13 +21,7 @@ from prdigest.core.errors import ConfigError, SourceError
 
 ReadLine = Callable[[int], bytes]
 
-# Python files get GitHub's hunk headers: the innermost def or class above a hunk (git's
-# builtin python pattern, restated so that a user's setting cannot change it)
-_ATTRIBUTES = Path(__file__).with_name("gitattributes")
-_PYTHON_FUNCNAME = r"^[ \t]*((class|(async[ \t]+)?def)[ \t].*)$"
-
-# Settings that would change the output format; each is pinned to git's default, hunk headers
-# to GitHub's.
+# Settings that would change the output format; each is pinned to git's default.
 _CONFIG = (
     "core.quotePath=false",  # non-ASCII paths as UTF-8 bytes, not octal escapes
     "diff.noprefix=false",
@@ -35,8 +29,6 @@ _CONFIG = (
     "diff.relative=false",
     "log.showSignature=false",
     "color.ui=false",
-    f"core.attributesFile={_ATTRIBUTES}",
-    f"diff.python.xfuncname={_PYTHON_FUNCNAME}",
 )
 
 
