@@ -54,6 +54,22 @@ def test_hunk_header_names_the_enclosing_function() -> None:
     assert symbols("p.py", patch) == {"get_finished": ("method", "modified", None)}
 
 
+def test_a_plain_function_in_the_header_does_not_own_a_methods_lines() -> None:
+    # GitHub names the innermost def above a hunk: here a helper nested in `load_model` that
+    # ended before the hunk, whose lines use `self` (#11945's `mock_pass`)
+    patch = (
+        "@@ -3830,4 +3819,3 @@ def mock_pass(param1, param2):\n"
+        "         self.model_memory_usage = m.consumed_memory\n"
+        "-        from vllm.model_executor.offloader.base import get_offloader\n"
+        "         get_offloader().post_init()\n"
+        "         mm_config = self.model_config.multimodal_config"
+    )
+    assert "mock_pass" not in symbols("runner.py", patch)
+    # a plain function's own body (no `self`) is still its
+    own = "@@ -40,2 +40,2 @@ def mock_pass(param1, param2):\n     a = 1\n-    b = 2\n+    b = 3"
+    assert symbols("runner.py", own) == {"mock_pass": ("function", "modified", None)}
+
+
 def test_a_method_whose_signature_spans_lines_owns_the_changes_below_it() -> None:
     # the `) -> int:` line dedents to the def's level but continues its signature
     patch = (

@@ -1175,8 +1175,8 @@ def test_a_second_rewrite_in_another_function_is_not_said_under_the_first() -> N
     patch = (
         "@@ -10,3 +10,3 @@ def compute_transfer_block_ids(request):\n"
         "     total = request.prompt_len\n"
-        "-    n = total // self.compress_ratio[i]\n"
-        "+    n = total // self.group_compress_ratio[i]\n"
+        "-    n = total // cfg.compress_ratio[i]\n"
+        "+    n = total // cfg.group_compress_ratio[i]\n"
         "     return n\n"
         "@@ -40,3 +40,3 @@ def request_finished(request):\n"
         "     blocks = request.blocks\n"

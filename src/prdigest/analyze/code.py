@@ -214,6 +214,24 @@ def _cpp_definition(line: str, indent: int) -> Definition | None:
     return Definition(name, "function", indent)
 
 
+# a whole one-line def header whose first parameter is not self or cls: a plain function
+_PLAIN_DEF = re.compile(
+    r"^(?:async\s+)?def\s+\w+\((?!\s*(?:self|cls)\b)[^()]*\)\s*(?:->[^:]*)?:\s*$"
+)
+
+
+def hunk_definition(hunk: Hunk, language: str | None) -> Definition | None:
+    """The definition a hunk starts inside, from its header; none when the header names a
+    plain function but the hunk's code uses ``self.``: GitHub names the innermost def above a
+    hunk, which may be a nested function that ended before it (a ``def mock_pass(a, b):``
+    inside a method whose later lines the hunk changes)."""
+    header = hunk.header.strip()
+    plain = language == "python" and _PLAIN_DEF.match(header)
+    if plain and any("self." in line.text for line in hunk.lines):
+        return None
+    return header_definition(hunk.header, language)
+
+
 def header_definition(header: str, language: str | None) -> Definition | None:
     """The enclosing function git printed in a hunk header (``@@ … @@ def foo(self):``)."""
     if not header:
@@ -469,7 +487,7 @@ def _walk_hunk(
     indented, python = language in ("python", "shell"), language == "python"
     constants = indented  # the languages constant_in reads: its call is spared for the others
     sides = {ADDED: _Scope(indented=indented), REMOVED: _Scope(indented=indented)}
-    opened = header_definition(hunk.header, language)
+    opened = hunk_definition(hunk, language)
     if opened and opened.name not in gone:
         for scope in sides.values():
             scope.stack.append(opened)
@@ -1135,7 +1153,7 @@ def _functions_by_added_line(
     defined at the top of the module are added to ``top_level``. A line inside open brackets
     (the ``):`` of a signature that spans lines) or a comment closes no scope."""
     scope = _Scope(indented=True)
-    opened = header_definition(hunk.header, language)
+    opened = hunk_definition(hunk, language)
     if opened:
         scope.stack.append(opened)
     found: dict[int, str | None] = {}

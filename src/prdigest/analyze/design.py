@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from prdigest.analyze.code import EVENT_USE, LOGGING_CALL, definition_in, header_definition
+from prdigest.analyze.code import EVENT_USE, LOGGING_CALL, definition_in, hunk_definition
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import DesignFact, FileFact, Provenance, Role
 
@@ -231,7 +231,7 @@ def _enclosing(hunk: Hunk, at: int, kinds: tuple[str, ...], stop: tuple[str, ...
         indent = _indent(text)
         if indent == 0:
             return ""
-    opened = header_definition(hunk.header, "python")
+    opened = hunk_definition(hunk, "python")
     return opened.name if opened is not None and opened.kind in kinds else ""
 
 

@@ -32,10 +32,10 @@ from prdigest.analyze.code import (
     Definition,
     definition_in,
     deleted_definitions,
-    header_definition,
+    hunk_definition,
 )
 from prdigest.analyze.moves import NAME_ALIKE
-from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import (
     EditFact,
     FileFact,
@@ -1594,11 +1594,11 @@ def _stale_headers(
 
 
 def _header_owner(
-    header: str, language: str | None, stale: dict[str, str | None]
+    hunk: Hunk, language: str | None, stale: dict[str, str | None]
 ) -> Definition | None:
     """The definition a hunk header names, as it is called after the change (none when the
     PR removed it)."""
-    opened = header_definition(header, language)
+    opened = hunk_definition(hunk, language)
     if opened is None or opened.name not in stale:
         return opened
     now = stale[opened.name]
@@ -1617,9 +1617,9 @@ def _python_owners(
     other = REMOVED if side == ADDED else ADDED
     for hunk in patch.hunks:
         opened = (
-            _header_owner(hunk.header, "python", stale)
+            _header_owner(hunk, "python", stale)
             if side == ADDED
-            else header_definition(hunk.header, "python")
+            else hunk_definition(hunk, "python")
         )
         stack: list[tuple[int, str]] = [(opened.indent, opened.name)] if opened else []
         for line in hunk.lines:
@@ -1648,7 +1648,7 @@ def _header_owners(
     changed definition above it may have ended long before."""
     owners: dict[int, str] = {}
     for hunk in patch.hunks:
-        opened = _header_owner(hunk.header, language, stale)
+        opened = _header_owner(hunk, language, stale)
         current = opened.name if opened else None
         for line in hunk.lines:
             if line.kind == REMOVED:
