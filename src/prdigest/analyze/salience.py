@@ -700,13 +700,13 @@ def _edits(
                     olds = [
                         x
                         for x in removed
-                        if _edit_shown(x, added, logs) and _as_if(x.text.strip()) not in added_texts
+                        if _as_if(x.text.strip()) not in added_texts and _edit_shown(x, added, logs)
                     ]
                     news = [
                         x
                         for x in added
-                        if _edit_shown(x, removed, logs)
-                        and _as_if(x.text.strip()) not in removed_texts
+                        if _as_if(x.text.strip()) not in removed_texts
+                        and _edit_shown(x, removed, logs)
                     ]
                     if _values_replaced(olds, news):
                         olds, news = [], []  # left out of the file-wide pairing too
@@ -1231,7 +1231,7 @@ def _symbol_facts(
     return found
 
 
-_BEYOND_THERE = ("in_title", "in_body", "tested", "edited", "cross_file", "relocated")
+_BEYOND_THERE = frozenset(("in_title", "in_body", "tested", "edited", "cross_file", "relocated"))
 
 
 def _may_go_beyond_there(
@@ -1278,7 +1278,7 @@ def _identifier_facts(
             reasons.append("relocated")
         if entry.path in kernels and context.python_carries:
             reasons.append("kernel")
-        if not any(r in reasons for r in _BEYOND_THERE):
+        if _BEYOND_THERE.isdisjoint(reasons):
             continue  # an identifier needs a reason beyond being there
         fields = {
             "provenance": {"kind": "file", "ref": entry.path, "line": entry.line},
@@ -1401,14 +1401,21 @@ def _renamed_names(
     bare += _reassigned(p for p in parsed if p[0].path in edited)
     if not bare:
         return set()
-    paths = {path for path, _b, _a in bare}
+    # only these names are looked up: a line none of them is in (every identifier of its uses
+    # is part of its text) adds none of them to either side
+    asked: dict[str, set[str]] = {}
+    for path, before, after in bare:
+        asked.setdefault(path, set()).update((before, after))
     words: dict[str, tuple[set[str], set[str]]] = {}  # the new side's, the old side's
     for f, p in parsed:
-        if f.path not in paths:
+        if f.path not in asked:
             continue
         new_side, old_side = words.setdefault(f.path, (set(), set()))
+        names = asked[f.path]
         for hunk in p.hunks:
             for line in hunk.lines:
+                if not any(name in line.text for name in names):
+                    continue
                 found = _IDENTIFIER.findall(_uses(line.text, f.language))
                 if line.kind != REMOVED:
                     new_side.update(found)
