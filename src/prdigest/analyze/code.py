@@ -1231,6 +1231,8 @@ def _users(
 def code_part(text: str) -> str:
     """A line without its comment (``#`` or ``//`` after a blank or at the start, outside
     quotes): a technique named in a comment is not used."""
+    if "#" not in text and "/" not in text:
+        return text  # most lines: no character to look at one by one
     for index, char in enumerate(text):
         if char not in "#/" or (index and not text[index - 1].isspace()):
             continue

@@ -582,11 +582,10 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     swapped = _callee_swap(a, b)
     if swapped is not None:
         return swapped
-    tokens_a, tokens_b = (
-        [t.group(0) for t in _TOKEN.finditer(a)],
-        [t.group(0) for t in _TOKEN.finditer(b)],
-    )
-    if SequenceMatcher(None, tokens_a, tokens_b).ratio() < 0.5:
+    ta, tb = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
+    # one matcher of the tokens for the ratio and the opcodes below (its blocks are kept)
+    tokens = SequenceMatcher(None, [t.group(0) for t in ta], [t.group(0) for t in tb])
+    if tokens.ratio() < 0.5:
         return None  # alike as text, not as code: two statements, not one edited
     for lead in _KEYWORDS:
         if a == lead + b or b == lead + a:
@@ -596,14 +595,7 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         target_a and target_b and target_a["name"] != target_b["name"]
     ):
         return None  # two declarations of different names are no edit of one
-    ta, tb = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
-    opcodes = [
-        op
-        for op in SequenceMatcher(
-            None, [t.group(0) for t in ta], [t.group(0) for t in tb]
-        ).get_opcodes()
-        if op[0] != "equal"
-    ]
+    opcodes = [op for op in tokens.get_opcodes() if op[0] != "equal"]
     if not opcodes:
         return None
     i1, i2 = opcodes[0][1], opcodes[-1][2]
@@ -679,53 +671,91 @@ def _edits(
             continue
         if fact.status not in ("modified", "renamed") or (fact.language == "cpp" and python):
             continue  # a kernel's edit is detail when the Python side carries the change
-        left_old: list[DiffLine] = []
-        left_new: list[DiffLine] = []
-        # a line also on the other side of the file's patch moved: it is no edit's old or new
-        # line (a parameter moved up its list beside one deleted is no rename of the deleted)
-        removed_texts = {_as_if(x.text.strip()) for x in patch.removed()}
-        added_texts = {_as_if(x.text.strip()) for x in patch.added()}
-        owners = _Owners(fact, patch)
-        for hunk in patch.hunks:
-            removed: list[DiffLine] = []
-            added: list[DiffLine] = []
-            for line in (*hunk.lines, None):
-                if line is not None and line.kind == REMOVED and not added:
-                    removed.append(line)
-                    continue
-                if line is not None and line.kind == ADDED:
-                    added.append(line)
-                    continue
-                if removed or added:  # a context line between two others ends no block
-                    olds = [
-                        x
-                        for x in removed
-                        if _as_if(x.text.strip()) not in added_texts and _edit_shown(x, added, logs)
-                    ]
-                    news = [
-                        x
-                        for x in added
-                        if _as_if(x.text.strip()) not in removed_texts
-                        and _edit_shown(x, removed, logs)
-                    ]
-                    if _values_replaced(olds, news):
-                        olds, news = [], []  # left out of the file-wide pairing too
-                    pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6, owners.in_block)
-                    found += pairs
-                    # across the file only code that moved: from a block that mostly removes,
-                    # to one that mostly adds (a block that replaces its lines one for one has
-                    # had its pairing)
-                    left_old += old_rest if 3 * len(added) <= len(removed) else []
-                    left_new += new_rest if 3 * len(removed) <= len(added) else []
-                    removed, added = [], []
-                if line is not None and line.kind == REMOVED:
-                    removed.append(line)
-        if len(left_old) <= MAX_EDIT_LINES and len(left_new) <= MAX_EDIT_LINES and left_old:
-            found += _pair(fact, left_old, left_new, 0.75, owners.across)[0]
+        found += _file_edits(fact, patch, logs)
     named = _named_numbers(parsed)
     # a literal given a name of its own value (`512` → `_LIMIT`, with `_LIMIT = 512`) changes
     # nothing the program does: no edit to read
     return [x for x in found if not named or named.get(x[3]) != x[2].strip()]
+
+
+def _file_edits(
+    fact: FileFact, patch: ParsedPatch, logs: bool
+) -> list[tuple[FileFact, DiffLine, str, str]]:
+    """One file's edits (:func:`_edits`): in each block, then across the file."""
+    found: list[tuple[FileFact, DiffLine, str, str]] = []
+    # a line also on the other side of the file's patch moved: it is no edit's old or new
+    # line (a parameter moved up its list beside one deleted is no rename of the deleted)
+    removed_texts = {_as_if(x.text.strip()) for x in patch.removed()}
+    added_texts = {_as_if(x.text.strip()) for x in patch.added()}
+    owners = _Owners(fact, patch)
+    # the lines left for the file-wide pairing, in order, each with whether it was judged
+    # shown: a block of one side (half the lines) pairs nothing where it stands, so its
+    # lines are judged only when the file-wide pairing may run (most files: it cannot)
+    left_old: list[tuple[DiffLine, bool]] = []
+    left_new: list[tuple[DiffLine, bool]] = []
+    for removed, added in _blocks(patch):
+        if not removed or not added:
+            left_old += [(x, False) for x in removed]
+            left_new += [(x, False) for x in added]
+            continue
+        olds = [
+            x
+            for x in removed
+            if _as_if(x.text.strip()) not in added_texts and _edit_shown(x, added, logs)
+        ]
+        news = [
+            x
+            for x in added
+            if _as_if(x.text.strip()) not in removed_texts and _edit_shown(x, removed, logs)
+        ]
+        if _values_replaced(olds, news):
+            olds, news = [], []  # left out of the file-wide pairing too
+        pairs, old_rest, new_rest = _pair(fact, olds, news, 0.6, owners.in_block)
+        found += pairs
+        # across the file only code that moved: from a block that mostly removes, to one that
+        # mostly adds (a block that replaces its lines one for one has had its pairing)
+        left_old += [(x, True) for x in old_rest] if 3 * len(added) <= len(removed) else []
+        left_new += [(x, True) for x in new_rest] if 3 * len(removed) <= len(added) else []
+    olds_left = _shown_upto(left_old, added_texts, logs)
+    news_left = _shown_upto(left_new, removed_texts, logs) if olds_left else None
+    if olds_left and news_left is not None:
+        found += _pair(fact, olds_left, news_left, 0.75, owners.across)[0]
+    return found
+
+
+def _blocks(patch: ParsedPatch) -> Iterator[tuple[list[DiffLine], list[DiffLine]]]:
+    """Each block of changed lines: its removed lines and the added lines after them (a
+    context line between two changed ones ends no block)."""
+    for hunk in patch.hunks:
+        removed: list[DiffLine] = []
+        added: list[DiffLine] = []
+        for line in (*hunk.lines, None):
+            if line is not None and line.kind == REMOVED and not added:
+                removed.append(line)
+                continue
+            if line is not None and line.kind == ADDED:
+                added.append(line)
+                continue
+            if removed or added:
+                yield removed, added
+                removed, added = [], []
+            if line is not None and line.kind == REMOVED:
+                removed.append(line)
+
+
+def _shown_upto(
+    lines: list[tuple[DiffLine, bool]], other_side: set[str], logs: bool
+) -> list[DiffLine] | None:
+    """The lines an edit may show, those judged already and the others judged as a block of one
+    side's (not on the other side, :func:`_edit_shown`); None once more than
+    :data:`MAX_EDIT_LINES`, which the file-wide pairing does not compare."""
+    out: list[DiffLine] = []
+    for line, judged in lines:
+        if judged or (_as_if(line.text.strip()) not in other_side and _edit_shown(line, (), logs)):
+            out.append(line)
+            if len(out) > MAX_EDIT_LINES:
+                return None
+    return out
 
 
 _NAMED_NUMBER = re.compile(
@@ -916,7 +946,8 @@ def _pair(
     waiting: list[int] = []  # olds without an identical twin
     for position, old in enumerate(olds):
         text = old.text.strip()
-        twin = next((i for i in twins.get(text, ()) if i not in used), None)
+        same = twins.get(text)
+        twin = next((i for i in same if i not in used), None) if same else None
         if twin is not None:
             used.add(twin)
             continue  # an unchanged line moved: no edit (edit_of gives None)
@@ -1447,6 +1478,8 @@ def _reassigned(parsed: Iterable[tuple[FileFact, ParsedPatch]]) -> list[tuple[st
 def _local_assignments(lines: Iterable[DiffLine]) -> Iterator[tuple[str, str]]:
     """(name, value) of each Python line that assigns a local (``x = self.n``; not ``self.x``)."""
     for line in lines:
+        if "=" not in line.text:
+            continue  # no assignment, and its code (a part of it) holds none either
         match = _ASSIGNMENT.match(_python_code(line.text))
         if match and not match["self"]:
             yield match["name"], match["value"].strip()
