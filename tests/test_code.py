@@ -171,6 +171,31 @@ def test_workflow_jobs_are_ci_steps_and_the_trigger_section_is_none() -> None:
     assert symbols("configs/analyze.yaml", WORKFLOW_PATCH) == {}
 
 
+def test_a_jobs_display_name_renamed_is_no_changed_step() -> None:
+    patch = (
+        "@@ -10,4 +10,4 @@ jobs:\n"
+        "   selected-tests:\n"
+        "-    name: ${{ matrix.npu_type }}-${{ matrix.num_npus }}\n"
+        "+    name: ${{ matrix.npu_type }}-${{ matrix.num_npus }} card\n"
+        "     runs-on: linux-arm64\n"
+        "     steps:"
+    )
+    assert symbols(".github/workflows/pr_test.yaml", patch) == {}
+    # a change to what the job runs is one
+    runs = (
+        "@@ -10,5 +10,5 @@ jobs:\n"
+        "   selected-tests:\n"
+        "     name: npu\n"
+        "-    timeout-minutes: 60\n"
+        "+    timeout-minutes: 90\n"
+        "     runs-on: linux-arm64\n"
+        "     steps:"
+    )
+    assert symbols(".github/workflows/pr_test.yaml", runs) == {
+        "selected-tests": ("step", "modified", None)
+    }
+
+
 def test_a_bare_annotation_of_a_plain_class_is_no_new_field_unless_the_pr_sets_it() -> None:
     # `mode: str` in a plain subclass tells the type checker the type of the base's attribute;
     # in a dataclass (its decorator shown) it is a field, and so it is where the PR sets it

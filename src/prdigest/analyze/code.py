@@ -590,6 +590,8 @@ LOGGING_CALL = re.compile(
 # generators use; a workflow indented otherwise has its jobs unnamed, never misnamed)
 _WORKFLOW_JOB = re.compile(r"^  (?P<name>[A-Za-z_][\w-]*):\s*(?:#.*)?$")
 _TOP_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):")
+# a job's display name (a key four spaces in): renaming it changes no step
+_JOB_DISPLAY_NAME = re.compile(r"^    name:\s")
 
 
 def _is_workflow(path: str) -> bool:
@@ -622,6 +624,8 @@ def _yaml_steps(parsed: ParsedPatch) -> list[_SymbolStats]:
             if match:
                 current = name
             if line.kind == CONTEXT or current is None or not line.text.strip():
+                continue
+            if in_jobs and _JOB_DISPLAY_NAME.match(line.text):
                 continue
             entry = stats.setdefault(current, _SymbolStats(current, "step", None, order=len(stats)))
             entry.lines_changed += 1
