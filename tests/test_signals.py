@@ -625,3 +625,32 @@ def test_a_test_of_code_the_pr_deletes_is_no_lost_coverage(vllm_preset: Preset) 
     kept = file_patch("vllm/worker.py", ["    return free_memory"], ["    return 0"])
     found = signals(vllm_preset, files=[kept, test])
     assert found[SignalKind.TESTS_DELETED] == ["test_non_deepseek_still_profiles"]
+
+
+def test_a_test_of_an_argument_the_pr_takes_away_is_no_lost_coverage(vllm_preset: Preset) -> None:
+    source = file_patch(
+        "vllm/queue.py",
+        ["    def pop_request(self, queue):", "        return queue.pop()"],
+        [
+            "    def pop_request(self, queue, skip_or_requeue_reason=None):",
+            "        if skip_or_requeue_reason:",
+            "            self._skip_or_requeue_counters[skip_or_requeue_reason] += 1",
+            "        return queue.pop()",
+        ],
+    )
+    removed_test = [
+        "def test_skip_counts_reason():",
+        "    q.pop_request(q.short, skip_or_requeue_reason='blocked')",
+        "    assert q._skip_or_requeue_counters['blocked'] == 1",
+    ]
+    test = file_patch("tests/test_queue.py", ["def test_other():", "    pass"], removed_test)
+    # the argument and the counters it fed are gone from the code: nothing is left to cover
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[source, test])
+    # while the code still takes the argument, the deleted test is lost coverage
+    kept = file_patch(
+        "vllm/queue.py",
+        ["    def pop_request(self, queue, skip_or_requeue_reason=None):"],
+        ["    def pop_request(self, queue, skip_or_requeue_reason):"],
+    )
+    found = signals(vllm_preset, files=[kept, test])
+    assert found[SignalKind.TESTS_DELETED] == ["test_skip_counts_reason"]

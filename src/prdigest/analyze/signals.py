@@ -712,6 +712,32 @@ def _removed_test_body(patch: ParsedPatch, name: str) -> str:
     return ""
 
 
+_SNAKE_NAME = re.compile(r"\b_?[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}\b")
+
+
+def _gone_identifiers(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str]:
+    """Distinctive names (three or more snake-case words: a keyword argument, an attribute)
+    the PR's source lines lose and no added line uses again: a removed test that uses one
+    exercised something the PR takes away (``skip_or_requeue_reason=`` when the reason
+    counting goes)."""
+    removed = {
+        name
+        for fact, patch in parsed
+        if fact.role is Role.SOURCE
+        for line in patch.removed()
+        for name in _SNAKE_NAME.findall(line.text)
+    }
+    if not removed:
+        return set()
+    added = {
+        name
+        for _fact, patch in parsed
+        for line in patch.added()
+        for name in _SNAKE_NAME.findall(line.text)
+    }
+    return removed - added
+
+
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for the names a test's text may call or patch (``worker.model_runner
     .profile_cudagraph_memory.assert_called_once_with()``); short names say too little."""
@@ -821,7 +847,8 @@ def _tests_deleted(
         into one parametrized ``test_x``: ``test_x_eager_mode`` …), by its moved or renamed
         self, or gone with the code it tested (``test_pad_args`` when ``pad_args`` is deleted);
         or, read from its old text, a test that pinned a refusal the PR lifts, whose checked
-        message a new test checks, or that calls code the PR deletes."""
+        message a new test checks, or that calls code the PR deletes or uses names its source
+        loses for good."""
         nonlocal added_tests, removed_code, added_text, refusal_removed, gone_code
         if added_tests is None:
             refusal_removed = any(
@@ -844,7 +871,8 @@ def _tests_deleted(
             }
             removed_code = _removed_definitions(parsed)
             moved_away = {key[2] for key in moves.removed}
-            gone_code = _names_pattern(n for n in removed_code if n not in moved_away)
+            gone = {n for n in removed_code if n not in moved_away} | _gone_identifiers(parsed)
+            gone_code = _names_pattern(gone)
         if name in added_tests or moves.replaced(path, name):
             return True
         if any(name.startswith(f"{added}_") for added in added_tests):
