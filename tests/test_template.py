@@ -1548,3 +1548,33 @@ def test_a_file_whose_point_is_dropped_is_said_among_the_other_files_before_a_sm
     assert "`small.py`。" in draft.text() and draft.text().count("`big.py`") == 1
     assert draft.shrink() and len(draft.points) == 2  # the third point goes
     assert "`big.py`（新增）" in draft.text() and "`small.py`" not in draft.text()
+
+
+def test_the_file_that_carries_most_source_lines_is_named_before_less_salient_files() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+
+    from conftest import file_patch, make_pr
+
+    def function(name: str, lines: int) -> list[str]:
+        return (
+            [f"def {name}(x):"] + [f"    y{i} = x + {i}" for i in range(lines)] + ["    return x"]
+        )
+
+    pr = make_pr(
+        title="[Feature] Route requests with `pick_route`",
+        body="`pick_route` picks the route; `warm_cache` warms it; `count_rows` counts them.",
+        files=[
+            file_patch("pkg/router.py", function("pick_route", 4)),
+            file_patch("pkg/cache.py", function("warm_cache", 4)),
+            file_patch("pkg/extra.py", function("count_rows", 4)),
+            file_patch("pkg/kernel.py", function("tile_rows", 40)),  # 42 of the 60 source lines
+        ],
+    )
+    d = analyze(pr, load_preset(None, None))
+    a = Assessment(pr.repo, pr.number, Level.WORTH_READING, 2.0, (), None, None)
+    points = [x.texts[0] for x in focus_points(d, a, Phrases("zh", 1), Cited())]
+    # the body names the small files' functions, not the big one: salience alone left it out
+    assert "`pick_route`" in points[0]
+    assert "`kernel.py`" in points[1] and "`tile_rows`" in points[1]

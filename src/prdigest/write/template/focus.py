@@ -60,8 +60,9 @@ MAX_SYMBOLS_PER_FILE = 5  # the paragraph's length trims them (a shorter wording
 
 def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
     """Source symbols worth naming, grouped by file (≤ 3 files, ≤ 5 names each): by salience
-    (``analyze.salience``), the file of the most salient name first; by lines changed for a
-    dossier without a ranking."""
+    (``analyze.salience``), the file of the most salient name first, then the file that
+    carries the change (:func:`_carrying_file`); by lines changed for a dossier without a
+    ranking."""
     by_id = {s.id: s for s in d.symbols}
     ranked = [
         by_id[x.symbol]
@@ -75,7 +76,27 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
         if not _nameable(s):
             continue
         by_file.setdefault(s.path, []).append(s)
-    return list(by_file.values())[:MAX_SYMBOL_FILES]
+    groups = list(by_file.values())
+    carrier = _carrying_file(d)
+    at = next((i for i, g in enumerate(groups) if g[0].path == carrier), None)
+    if at is not None and at > 1:  # second, after the most salient file's names
+        groups.insert(1, groups.pop(at))
+    return groups[:MAX_SYMBOL_FILES]
+
+
+CARRYING_SHARE = 0.4  # of the source lines changed: the file a reader must open
+
+
+def _carrying_file(d: Dossier) -> str | None:
+    """The source file that holds the most of the PR's source lines, when it holds at least
+    :data:`CARRYING_SHARE` of them (a new kernel, the rewritten module): its names are
+    said before a list of used names or a second test."""
+    files = [f for f in d.files if f.role is Role.SOURCE and not f.generated and f.lines_seen]
+    total = sum(f.lines_seen for f in files)
+    if not files or not total:
+        return None
+    top = max(files, key=lambda f: f.lines_seen)
+    return top.path if top.lines_seen >= CARRYING_SHARE * total else None
 
 
 def _nameable(s: SymbolFact) -> bool:
@@ -861,15 +882,18 @@ def focus_points(
     ranked.append((1, edit))
     ranked.append((1, _one(_field_point(d, p, cited, names))))  # new state, before its class
     ranked += [(1, _symbol_point(g, d, p, cited, names)) for g in groups[:1]]
+    carrying = len(groups) > 1 and groups[1][0].path == _carrying_file(d)
     withdrawn = _withdrawn_point(d, p, cited, names)
     ranked.append((1, withdrawn))
     if not groups and not withdrawn:
         ranked.append((1, _file_point(d, p, cited, names)))
     ranked.append((2, _test_point(d, p, cited)))
+    if carrying:  # the file that carries the change, before the names no definition holds
+        ranked.append((2, _symbol_point(groups[1], d, p, cited, names)))
     ranked.append((2 if edit else 1, _names_point(d, p, cited, quoted)))
     for kind, key in ((SignalKind.ENV_VAR, "env_var"), (SignalKind.CONFIG_FLAG, "config_flag")):
         ranked.append((3, _signal_point(d, kind, key, p, cited)))
-    ranked += [(2, _symbol_point(g, d, p, cited, names)) for g in groups[1:]]
+    ranked += [(2, _symbol_point(g, d, p, cited, names)) for g in groups[1 + carrying :]]
     if (d.kind is Kind.PERF or (a.level is Level.MUST_READ and d.kind is not Kind.FIX)) and (
         title_claim(d) is None  # a figure already in the title need not be repeated
     ):
