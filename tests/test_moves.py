@@ -378,3 +378,49 @@ def test_a_class_header_rewritten_below_a_new_class_is_a_rename() -> None:
     origin = moves.origin("p.py", None, "DecodeEagleAclGraphManager")
     assert origin is not None and origin.name == "EagleAclGraphManager"
     assert moves.origin("p.py", None, "PrefillEagleAclGraphManager") is None
+
+
+def _method_patch(old_name: str, new_name: str, calls: str) -> str:
+    """One class's method removed above, its rewrite under almost its name added below (two
+    hunks), and a caller's line calling ``calls``."""
+    old = [
+        "    def " + old_name + "(self, x):",
+        "        q = self.proj(x)",
+        "        k = prolog_kernel(q, self.weight)",
+        "        v = prolog_scale(k, self.scale)",
+        "        return q, k, v, None, None",
+    ]
+    new = [
+        "    def " + new_name + "(self, x):",
+        "        q = self.proj(x)",
+        "        k = torch.matmul(q, self.weight)",
+        "        k = k * self.scale",
+        "        v = k.float()",
+        "        out = torch.cat([q, v])",
+        "        return q, k, v, out",
+    ]
+    return (
+        "@@ -10,6 +10,1 @@ class Attention:\n"
+        + "\n".join("-" + x for x in old)
+        + "\n \n@@ -80,0 +75,9 @@ class Attention:\n"
+        + "\n".join("+" + x for x in new)
+        + f"\n+    def forward(self, x):\n+        return self.{calls}(x)"
+    )
+
+
+def test_a_method_renamed_and_rewritten_in_its_class_is_a_rename_when_its_old_name_is_gone() -> (
+    None
+):
+    patch = _method_patch("_preprocess_with_prolog", "_preprocess_prolog", "_preprocess_prolog")
+    moves = detect([(_fact("attn.py"), parse_patch("attn.py", patch))])
+    origin = moves.origin("attn.py", "Attention", "_preprocess_prolog")
+    assert origin is not None and origin.name == "_preprocess_with_prolog"
+    assert origin.alike < 0.75  # too rewritten for a rename by body alone
+    # still called by the new code: the old method lives on elsewhere, the new one is new
+    kept = _method_patch("_preprocess_with_prolog", "_preprocess_prolog", "_preprocess_with_prolog")
+    moves = detect([(_fact("attn.py"), parse_patch("attn.py", kept))])
+    assert moves.origin("attn.py", "Attention", "_preprocess_prolog") is None
+    # another name, however alike the bodies' few shared lines: two methods
+    other = _method_patch("_preprocess_with_prolog", "_load_cache", "_load_cache")
+    moves = detect([(_fact("attn.py"), parse_patch("attn.py", other))])
+    assert moves.origin("attn.py", "Attention", "_load_cache") is None

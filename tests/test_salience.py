@@ -38,6 +38,67 @@ def test_an_edit_is_the_expression_that_changed_widened_to_whole_names() -> None
     ) == ("self._recving_metadata[req_id]", "self._recving_metadata.pop(req_id, None)")
 
 
+def test_an_edit_is_a_whole_expression_never_a_cut_tuple_target_operator_or_list() -> None:
+    # a tuple's last target is no keyword argument: the value alone changed
+    assert edit_of("    a, b = routing", "    a, b = lora_routing") == ("routing", "lora_routing")
+    assert edit_of(
+        "        ptrs, sizes = self._registered_buffers",
+        "        ptrs, sizes = self._pending_buffers",
+    ) == ("self._registered_buffers", "self._pending_buffers")
+    assert edit_of("    foo(a, async_op=True)", "    foo(a, async_op=False)") == (
+        "async_op=True",
+        "async_op=False",
+    )
+    # a literal inside a list: the list, with the keyword it is passed by
+    call = "        rms_norm_input, residual, rms_norm_weight, epsilon=self.eps, output_mask="
+    assert edit_of(call + "[True, True]", call + "[True, False]") == (
+        "output_mask=[True, True]",
+        "output_mask=[True, False]",
+    )
+    # a dict entry's value: with its key
+    assert edit_of(
+        '            "expert_token_nums_type": 0,',
+        '            "expert_token_nums_type": expert_token_nums_type,',
+    ) == ('"expert_token_nums_type": 0', '"expert_token_nums_type": expert_token_nums_type')
+    # a changed operator: the comparison whole, not ``len(x) =`` → ``n >``
+    assert edit_of("    if x > 3 and y:", "    if x >= 3 and y:") == ("x > 3 and y", "x >= 3 and y")
+    # the comment a line ends with is no code
+    assert edit_of("    group_list_type = 1  # `count`", "    group_list_type = 0  # `cumsum`") == (
+        "group_list_type = 1",
+        "group_list_type = 0",
+    )
+
+
+def test_values_that_changed_lines_when_branches_were_regrouped_are_no_edit() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        files=[
+            file_patch(
+                "pkg/prepare.py",
+                [
+                    "        elif quant_type in (QuantType.MXFP8, QuantType.W4A8MXFP):",
+                    "            hidden = quantize(hidden, dst_type=torch.float8_e4m3fn)",
+                    "        elif quant_type == QuantType.MXFP4:",
+                    "            hidden = quantize(hidden, dst_type=torch.float4_e2m1fn_x2)",
+                ],
+                [
+                    "        elif quant_type == QuantType.MXFP8:",
+                    "            hidden = quantize(hidden, dst_type=torch.float8_e4m3fn, x=1)",
+                    "        elif quant_type in [QuantType.MXFP4, QuantType.W4A8MXFP]:",
+                    "            pass",
+                ],
+            )
+        ]
+    )
+    edits = [(e.before, e.after) for e in analyze(pr, load_preset(pr.repo)).edits]
+    # MXFP8 did not become MXFP4: it shares a branch now, and MXFP4 has one of its own
+    assert ("QuantType.MXFP8", "QuantType.MXFP4") not in edits
+
+
 def test_a_call_to_another_function_is_the_callee_that_changed() -> None:
     assert edit_of(
         "        return torch.ops._C_ascend.npu_moe_init_routing_custom(",

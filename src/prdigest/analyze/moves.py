@@ -29,7 +29,7 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from prdigest.analyze.code import DOC_QUOTES, bracket_depth, definition_in, header_definition
-from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import FileFact
 
 MOVE_SIMILARITY = 0.5  # same name elsewhere: the body may have been edited on the way
@@ -40,6 +40,10 @@ FILE_SIMILARITY = 0.6
 REWORKED_BELOW = 0.9  # a moved or renamed body less alike than this was rewritten too
 NAME_ALIKE = 0.8  # a definition renamed where it stands keeps most of its name
 MIN_RENAME_LINES = 2  # a one-line body says nothing about where it came from
+# a definition of a class replaced by one of almost its name, whose old name the new code no
+# longer says: renamed and rewritten, when some of its lines stayed
+REWRITE_NAME_ALIKE = 0.85
+REWRITE_SIMILARITY = 0.2
 MAX_PAIRS = 40_000  # removed × added blocks compared by body; past it only names match
 
 Key = tuple[str, str | None, str]  # (path, parent, name)
@@ -375,6 +379,50 @@ def _match_in_place(
             _record(old[0], new[0], moves, set(), similarity(old[0].body, new[0].body))
 
 
+def _match_rewrites(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    removed: list[Block],
+    added: list[Block],
+    moves: Moves,
+) -> None:
+    """A definition renamed and rewritten where it lives (``_sfa_preprocess_with_prolog_v3`` →
+    ``_sfa_preprocess_prolog_v3``, the kernels it called inlined): same file and class, almost
+    the same name, some lines kept, the old name gone from the file's new lines and the new one
+    absent from its old lines. Bodies this different are no rename by :func:`_match_blocks`."""
+    left_old = [
+        b for b in removed if b.key not in moves.removed and len(b.body) >= MIN_RENAME_LINES
+    ]
+    left_new = [b for b in added if b.key not in moves.added and len(b.body) >= MIN_RENAME_LINES]
+    if not left_old or not left_new:
+        return
+    patches = {f.path: p for f, p in parsed}
+    used: set[Key] = set()
+    for old in left_old:
+        candidates = [
+            b
+            for b in left_new
+            if (b.path, b.parent) == (old.path, old.parent)
+            and b.key not in used
+            and _same_kind(old, b)
+            and not old.name.startswith("test")
+            and SequenceMatcher(None, old.name, b.name).ratio() >= REWRITE_NAME_ALIKE
+        ]
+        scored = [(_dice(_Lines(old.body), _Lines(b.body)), b) for b in candidates]
+        scored = [(x, b) for x, b in scored if x >= REWRITE_SIMILARITY]
+        if not scored:
+            continue
+        alike, new = max(scored, key=lambda x: x[0])
+        patch = patches.get(old.path)
+        if patch is None or _said(old.name, patch.added()) or _said(new.name, patch.removed()):
+            continue  # the old name still called, or the new one there before: two definitions
+        _record(old, new, moves, used, alike)
+
+
+def _said(name: str, lines: Iterable[DiffLine]) -> bool:
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(x.text) for x in lines)
+
+
 def _match_copies(removed: list[Block], added: list[Block], moves: Moves) -> None:
     """Copies of one definition deleted from several files and defined once elsewhere (a
     helper every header carried, gathered into one): each copy went there, none is lost."""
@@ -450,6 +498,7 @@ def detect(
     )
     _match_blocks(removed, added, moves)
     _match_in_place(readable, removed, added, moves)
+    _match_rewrites(readable, removed, added, moves)
     by_name_removed, by_name_added = _name_only_blocks(
         s for s in other_symbols if s[4] in ("added", "removed")
     )

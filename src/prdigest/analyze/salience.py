@@ -104,7 +104,10 @@ _MODULE_CHAIN = re.compile(
 )
 # what every module chain holds, without the look-behind that makes the chain's search slow
 _MAY_CHAIN = re.compile(r"(?:torch(?:_npu)?|F|np|nn|dist|logger|triton|tl)\.[A-Za-z_]\w*\(")
-_TOKEN = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z_]\w*|\d+(?:\.\d+)?|[^\w\s]")
+# an operator of two characters is one token: a span never ends inside ``==`` or ``>=``
+_TOKEN = re.compile(
+    r"\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z_]\w*|\d+(?:\.\d+)?|[=!<>:+\-*/%&|^]=|->|\*\*|//|<<|>>|[^\w\s]"
+)
 _COMMON = frozenset(
     {
         *keyword.kwlist,
@@ -377,8 +380,9 @@ def _editable_text(text: str) -> bool:
 
 def _span(
     text: str, tokens: list[re.Match[str]], first: int, last: int, argument_line: bool = False
-) -> str:
-    """The text of tokens ``first..last`` widened to whole dotted names and calls."""
+) -> tuple[str, int]:
+    """The text of tokens ``first..last`` widened to whole dotted names and calls, and where
+    it starts in ``text``."""
     while first > 0 and (
         tokens[first - 1].group(0) == "."
         or (tokens[first - 1].group(0).isidentifier() and tokens[first].group(0) == ".")
@@ -388,13 +392,8 @@ def _span(
         tokens[last + 1].group(0) == "." or tokens[last].group(0) == "."
     ):
         last += 1
-    if (  # a bare value passed by keyword: say which keyword (``async_op=False``)
-        first > 1
-        and tokens[first - 1].group(0) == "="
-        and tokens[first - 2].group(0).isidentifier()
-        and (tokens[first - 3].group(0) in ("(", ",") if first > 2 else argument_line)
-    ):
-        first -= 2
+    if _keyword_before(text, tokens, first, argument_line) or _key_before(tokens, first):
+        first -= 2  # say which keyword or key the value is passed by
     start, end = tokens[first].start(), tokens[last].end()
     snippet = text[start:end]
     if snippet.count("(") > snippet.count(")"):  # close a call the change opened
@@ -404,7 +403,46 @@ def _span(
             if snippet.count("(") - snippet.count(")") + depth <= 0:
                 snippet = text[start : index + 1]
                 break
-    return snippet.strip()
+    return snippet.strip(), start
+
+
+def _keyword_before(
+    text: str, tokens: list[re.Match[str]], first: int, argument_line: bool
+) -> bool:
+    """Whether token ``first`` is a value passed by keyword (``async_op=False``): inside a
+    call, for ``a, b = x`` assigns a tuple and its last target is no keyword."""
+    return (
+        first > 1
+        and tokens[first - 1].group(0) == "="
+        and tokens[first - 2].group(0).isidentifier()
+        and (tokens[first - 3].group(0) in ("(", ",") if first > 2 else argument_line)
+        and (argument_line or _open_brackets(text[: tokens[first - 2].start()]) > 0)
+    )
+
+
+def _key_before(tokens: list[re.Match[str]], first: int) -> bool:
+    """Whether token ``first`` is the value of a dict entry (``"expert_token_nums_type": 0``)."""
+    return (
+        first > 1
+        and tokens[first - 1].group(0) == ":"
+        and tokens[first - 2].group(0)[:1] in "\"'"
+        and (first == 2 or tokens[first - 3].group(0) in ("{", ","))
+    )
+
+
+def _without_comment(text: str) -> str:
+    """A Python line without the comment that ends it (strings kept as they are)."""
+    if "#" not in text:
+        return text
+    for match in _PY_STRING_OR_COMMENT.finditer(text):
+        if match.group(0).startswith("#"):
+            return text[: match.start()].rstrip()
+    return text
+
+
+def _open_brackets(text: str) -> int:
+    """How many brackets ``text`` opens and leaves open."""
+    return sum(text.count(x) for x in "([{") - sum(text.count(x) for x in ")]}")
 
 
 _CALL = re.compile(r"(?P<pre>.*?)(?P<callee>[A-Za-z_][\w.]*)\((?P<rest>.*)")
@@ -476,6 +514,7 @@ def _balanced(text: str) -> bool:
     return not any(depth.values())
 
 
+_TUPLE_TARGETS = re.compile(r"^\s*[\w.]+(?:\s*,\s*[\w.]+)+\s*=(?!=)")
 _ARGUMENT_LINE = re.compile(r"^\s*(?:\w+\s*,|\w+=[^=].*,\s*$)")  # inside a multi-line call
 # a line that only gains or loses one of these in front was rewrapped (a conjunct that now
 # opens a condition, ``and x`` → ``x``), not edited
@@ -542,11 +581,11 @@ def _annotated_only(old: str, new: str) -> bool:
 _FRAGMENT_START = frozenset(". \t")  # a span cut from its receiver or from what it follows
 
 
-def _same_start(a: str, old: str, b: str, new: str) -> tuple[str, str]:
-    """The two spans widened to start where the other starts, when the lines agree up to
-    there: ``self.meta[req_id]`` → ``self.meta.pop(req_id, None)``, not ``[req_id]`` → …."""
-    at_a, at_b = a.find(old), b.find(new)
-    if at_a < 0 or at_b < 0 or at_a == at_b or a[: min(at_a, at_b)] != b[: min(at_a, at_b)]:
+def _same_start(a: str, old: str, at_a: int, b: str, new: str, at_b: int) -> tuple[str, str]:
+    """The two spans (starting at ``at_a`` and ``at_b``) widened to start where the other
+    starts, when the lines agree up to there: ``self.meta[req_id]`` →
+    ``self.meta.pop(req_id, None)``, not ``[req_id]`` → …."""
+    if at_a == at_b or a[: min(at_a, at_b)] != b[: min(at_a, at_b)]:
         return old, new
     wider = (a[at_b : at_a + len(old)], new) if at_a > at_b else (old, b[at_a : at_b + len(new)])
     return wider if _balanced(wider[0]) and _balanced(wider[1]) else (old, new)
@@ -571,6 +610,8 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         return None
     if python and _python_code(a).strip() == _python_code(b).strip():
         return None  # only a comment or a message changed: the code does what it did
+    if python:  # a comment is no code the edit says
+        a, b = _without_comment(a).rstrip(",;: "), _without_comment(b).rstrip(",;: ")
     if python and _annotated_only(a, b):
         return None  # ``x = []`` → ``x: list[Key] = []`` changes nothing the program does
     if python and _retyped_parameter(a, b):
@@ -623,9 +664,15 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
         )
         whole = len(a) <= MAX_SPAN and len(b) <= MAX_SPAN and _balanced(a) and _balanced(b)
         return (a, b) if whole and not continued else None
-    argument = _ARGUMENT_LINE.match(before) is not None  # one argument of a multi-line call
-    old, new = _span(a, ta, i1, i2 - 1, argument), _span(b, tb, j1, j2 - 1, argument)
-    old, new = _same_start(a, old, b, new)
+    # one argument of a multi-line call (``a, b = x`` assigns a tuple: no argument)
+    argument = _ARGUMENT_LINE.match(before) is not None and not _TUPLE_TARGETS.match(before)
+    (old, at_a), (new, at_b) = (
+        _span(a, ta, i1, i2 - 1, argument),
+        _span(b, tb, j1, j2 - 1, argument),
+    )
+    old, new = _same_start(a, old, at_a, b, new, at_b)
+    if _operator_cut(old) or _operator_cut(new):  # ``len(x) ==`` → ``n >=``: the comparisons
+        return _whole_expressions(a, b)
     if old[:1] in _FRAGMENT_START or new[:1] in _FRAGMENT_START:
         return None  # ``.contiguous(), dim=0`` → `` if … else x``: tails of two statements
     if old.endswith(",") or new.endswith(","):
@@ -641,8 +688,52 @@ def edit_of(before: str, after: str, *, python: bool = True) -> tuple[str, str] 
     short = len(old) < 4 and len(new) < 4
     if short or (_LITERAL.fullmatch(old) and _LITERAL.fullmatch(new)):  # 1800 → 3600: of what
         whole = len(a) <= MAX_SPAN and len(b) <= MAX_SPAN and _balanced(a) and _balanced(b)
-        return (a, b) if whole else None
+        return (a, b) if whole else _keyword_groups(a, at_a, b, at_b)
     return old, new
+
+
+_BINARY = frozenset(
+    {"==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "**", "//"}
+    | {"<<", ">>", "and", "or", "in", "is", "not"}
+)
+
+
+def _operator_cut(span: str) -> bool:
+    """Whether a span starts or ends with a binary operator: half of an expression."""
+    tokens = _TOKEN.findall(span)
+    return bool(tokens) and (tokens[0] in _BINARY - {"-", "*", "not"} or tokens[-1] in _BINARY)
+
+
+_LEAD = re.compile(r"^(?:if|elif|while|return|assert|yield)\s+")
+
+
+def _whole_expressions(a: str, b: str) -> tuple[str, str] | None:
+    """Both lines' whole expressions, without the statement word that leads them (``if``,
+    ``return`` …), when they are short enough to say; else None."""
+    a, b = _LEAD.sub("", a), _LEAD.sub("", b)
+    if len(a) > MAX_SPAN or len(b) > MAX_SPAN or not (_balanced(a) and _balanced(b)):
+        return None
+    return a, b
+
+
+_KEYWORD_BEFORE = re.compile(r"(?<![=!<>])\b(?P<key>[A-Za-z_]\w*)\s*=\s*$")
+
+
+def _keyword_groups(a: str, at_a: int, b: str, at_b: int) -> tuple[str, str] | None:
+    """The bracketed values around a changed literal, with the keyword they are passed by
+    (``output_mask=[True, True]`` → ``output_mask=[True, False]``); None when the literal
+    stands in no group or the groups are too long to say."""
+    around_a, around_b = _enclosing(a, at_a + 1), _enclosing(b, at_b + 1)
+    if not around_a or not around_b or around_a == around_b:
+        return None
+    if around_a[0] in "([":  # no name it is called on: the keyword it is passed by
+        key_a = _KEYWORD_BEFORE.search(a[: a.find(around_a, max(0, at_a - len(around_a)))])
+        key_b = _KEYWORD_BEFORE.search(b[: b.find(around_b, max(0, at_b - len(around_b)))])
+        if key_a and key_b and key_a["key"] == key_b["key"]:
+            around_a, around_b = f"{key_a['key']}={around_a}", f"{key_b['key']}={around_b}"
+    if len(around_a) > MAX_SPAN or len(around_b) > MAX_SPAN:
+        return None
+    return around_a, around_b
 
 
 MAX_EDIT_LINES = 150  # changed lines of one file compared for edits beyond their block
@@ -874,6 +965,17 @@ def _still_there(before: str, news: list[DiffLine], partner: int) -> bool:
     return False
 
 
+def _swapped(
+    edit: tuple[str, str], olds: list[DiffLine], old_at: int, news: list[DiffLine], new_at: int
+) -> bool:
+    """Whether the edit's old value stands in another added line of the block and its new
+    value in another removed one (``== QuantType.MXFP8`` → ``== QuantType.MXFP4`` where the
+    MXFP8 case now shares a branch and MXFP4 left one): lines regrouped, no value replaced."""
+    before, after = edit
+    kept = any(_span_at(x.text, before) >= 0 for i, x in enumerate(news) if i != new_at)
+    return kept and any(_span_at(x.text, after) >= 0 for i, x in enumerate(olds) if i != old_at)
+
+
 def _span_at(text: str, span: str) -> int:
     """Where ``span`` stands in ``text`` as a whole (not inside a longer name), or -1."""
     at = text.find(span)
@@ -988,8 +1090,11 @@ def _pair(
             continue
         new = news[partner[position]]
         edit = edit_of(old.text, new.text, python=fact.language == "python")
-        if edit is not None and not _still_there(edit[0], news, partner[position]):
-            out.append((fact, new, *edit))
+        if edit is None or _still_there(edit[0], news, partner[position]):
+            continue
+        if _swapped(edit, olds, position, news, partner[position]):
+            continue  # branches reordered: each value is still there, in another line
+        out.append((fact, new, *edit))
     return out, unpaired, [x for i, x in enumerate(news) if i not in used]
 
 

@@ -21,7 +21,7 @@ from typing import Any, Literal, Self
 from pydantic import AwareDatetime, BaseModel, ConfigDict, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-ANALYZER_VERSION = "analyze/75"
+ANALYZER_VERSION = "analyze/76"
 
 # How deep analyze went: ``triage`` leaves out the facts only a paragraph's writer reads (the
 # salience ranking and in-place edits, :data:`FULL_ONLY`); ``full`` has every fact.
