@@ -1568,3 +1568,50 @@ def test_a_local_split_into_two_names_gives_the_same_edits_under_any_string_hash
         ["mblk[:, None] * total + nblk", "rows[:, None] * total + qk_cols"],
         ["mblk[:, None] * total + nblk", "rows[:, None] * total + v_cols"],
     ]
+
+
+def test_a_hoisted_local_or_a_renamed_loop_variable_is_no_edit_to_read() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    hoisted = make_pr(
+        files=[
+            file_patch(
+                "pkg/attn.py",
+                [
+                    "        metadata = attn_metadata[draft_step][key]",
+                    "        seq_lens = metadata.seq_lens_list",
+                    "        tables = metadata.block_tables",
+                    "        limit = compute_limit(seq_lens, window)",
+                ],
+                [
+                    "        seq_lens = attn_metadata[draft_step][key].seq_lens_list",
+                    "        tables = attn_metadata[draft_step][key].block_tables",
+                    "        limit = compute_limit(seq_lens)",
+                ],
+            )
+        ]
+    )
+    edits = [(e.before, e.after) for e in analyze(hoisted, load_preset(hoisted.repo)).edits]
+    # the same attributes read through the new local: only the call's new argument is an edit
+    assert edits == [("compute_limit(seq_lens)", "compute_limit(seq_lens, window)")]
+    looped = make_pr(
+        files=[
+            file_patch(
+                "pkg/pool.py",
+                [
+                    "        for layer_key in keys:",
+                    "            store.put(layer_key.to_string(), size)",
+                    "            done.add(layer_key.to_string())",
+                ],
+                [
+                    "        for item in keys:",
+                    "            store.put(item.to_string(), size)",
+                    "            done.add(item.to_string())",
+                ],
+            )
+        ]
+    )
+    assert analyze(looped, load_preset(looped.repo)).edits == ()

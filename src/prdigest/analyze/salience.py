@@ -1571,8 +1571,8 @@ def _reassigned(parsed: Iterable[tuple[FileFact, ParsedPatch]]) -> list[tuple[st
     for f, p in parsed:
         if f.language != "python":
             continue
-        gone = {value: name for name, value in _local_assignments(p.removed())}
-        new_names = {value: name for name, value in _local_assignments(p.added())}
+        gone = {value: name for name, value in _local_bindings(p.removed())}
+        new_names = {value: name for name, value in _local_bindings(p.added())}
         for value, old in gone.items():
             new = new_names.get(value)
             if new and new != old:
@@ -1588,6 +1588,19 @@ def _local_assignments(lines: Iterable[DiffLine]) -> Iterator[tuple[str, str]]:
         match = _ASSIGNMENT.match(_python_code(line.text))
         if match and not match["self"]:
             yield match["name"], match["value"].strip()
+
+
+_LOOP = re.compile(r"^\s*for\s+(?P<name>[A-Za-z_]\w*)\s+in\s+(?P<value>.+?):\s*$")
+
+
+def _local_bindings(lines: Iterable[DiffLine]) -> Iterator[tuple[str, str]]:
+    """(name, value) of each local a Python line binds: an assignment, or a loop's target
+    (``for item in keys:`` binds ``item`` to what ``keys`` yields)."""
+    lines = list(lines)
+    yield from _local_assignments(lines)
+    for line in lines:
+        if "for " in line.text and (match := _LOOP.match(_python_code(line.text))):
+            yield match["name"], "for " + match["value"].strip()
 
 
 _KEYWORD = re.compile(r"\b[A-Za-z_]\w*=(?!=)")  # ``name=`` of a keyword argument: no use of name
@@ -1623,9 +1636,20 @@ def _same_value(
     PR adds ``b = X``)."""
     key, sep, value = before.partition("=")
     new_key, new_sep, new_value = after.partition("=")
-    if sep and new_sep and key == new_key and "=" not in (value[:1], new_value[:1]):
-        before, after = value, new_value
-    return (path, after, before) in aliases
+    if sep and new_sep and key.strip() == new_key.strip() and "=" not in (value[:1], new_value[:1]):
+        before, after = value.strip(), new_value.strip()
+    if (path, after, before) in aliases:
+        return True
+    # an attribute read through the new local: ``metadata.seq_lens`` with ``metadata = m[k]``
+    root, dot, rest = after.partition(".")
+    return bool(dot) and any(
+        (path, root, value) in aliases and before == f"{value}.{rest}"
+        for value in _alias_values(aliases, path, root)
+    )
+
+
+def _alias_values(aliases: frozenset[tuple[str, str, str]], path: str, name: str) -> list[str]:
+    return [value for p, n, value in aliases if (p, n) == (path, name)]
 
 
 def _renamed_use(before: str, after: str, renamed: dict[str, str]) -> bool:
