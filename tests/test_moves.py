@@ -424,3 +424,45 @@ def test_a_method_renamed_and_rewritten_in_its_class_is_a_rename_when_its_old_na
     other = _method_patch("_preprocess_with_prolog", "_load_cache", "_load_cache")
     moves = detect([(_fact("attn.py"), parse_patch("attn.py", other))])
     assert moves.origin("attn.py", "Attention", "_load_cache") is None
+
+
+def test_a_new_function_made_of_lines_taken_out_of_another_is_extracted_from_it() -> None:
+    kept = [
+        "        outputs = self.collect(scheduler_output)",
+        "        self.finish(outputs, scheduler_output.finished_ids)",
+    ]
+    block = [
+        "        for req_info in scheduler_output.recomputed_reqs or []:",
+        "            outputs[req_info.client_index].append(",
+        "                EngineCoreOutput(request_id=req_info.request_id,",
+        "                                 finish_reason=FinishReason.STOP,",
+        '                                 stop_reason="recomputed"))',
+    ]
+    patch = (
+        "@@ -10,9 +10,5 @@ class Scheduler:\n"
+        + "     def update_from_output(self, scheduler_output):\n"
+        + "\n".join(" " + x for x in kept)
+        + "\n"
+        + "\n".join("-" + x for x in block)
+        + "\n+        self._add_recomputed_outputs(outputs, scheduler_output)\n"
+        + "         return outputs\n"
+        + "@@ -40,0 +42,7 @@ class Scheduler:\n"
+        + "+    def _add_recomputed_outputs(self, outputs, scheduler_output):\n"
+        + "\n".join("+" + x for x in block)
+        + "\n+        return None"
+    )
+    moves = detect([(_fact("sched.py"), parse_patch("sched.py", patch))])
+    assert moves.extracted == {
+        ("sched.py", "Scheduler", "_add_recomputed_outputs"): "update_from_output"
+    }
+    # lines whose function the hunk does not show: extracted, from code it does not name
+    headless = patch.replace("     def update_from_output(self, scheduler_output):\n", "", 1)
+    headless = headless.replace("@@ -10,9 +10,5 @@", "@@ -11,8 +11,4 @@", 1)
+    moves = detect([(_fact("sched.py"), parse_patch("sched.py", headless))])
+    assert moves.extracted == {("sched.py", "Scheduler", "_add_recomputed_outputs"): ""}
+    # a new function of new lines is new
+    fresh = patch.replace("\n".join("-" + x for x in block), "-        pass", 1).replace(
+        "@@ -10,9 +10,5 @@", "@@ -10,5 +10,5 @@", 1
+    )
+    moves = detect([(_fact("sched.py"), parse_patch("sched.py", fresh))])
+    assert not moves.extracted

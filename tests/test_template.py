@@ -1578,3 +1578,36 @@ def test_the_file_that_carries_most_source_lines_is_named_before_less_salient_fi
     # the body names the small files' functions, not the big one: salience alone left it out
     assert "`pick_route`" in points[0]
     assert "`kernel.py`" in points[1] and "`tile_rows`" in points[1]
+
+
+def test_a_function_extracted_from_another_is_said_as_extracted_not_new() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+
+    from conftest import make_pr
+
+    block = [
+        "        for req_info in scheduler_output.recomputed_reqs or []:",
+        "            outputs[req_info.client_index].append(",
+        "                EngineCoreOutput(request_id=req_info.request_id,",
+        '                                 stop_reason="recomputed"))',
+    ]
+    patch = (
+        "@@ -10,7 +10,4 @@ class Scheduler:\n"
+        "     def update_from_output(self, scheduler_output):\n"
+        "         outputs = self.collect(scheduler_output)\n"
+        + "\n".join("-" + x for x in block)
+        + "\n+        self._add_recomputed_outputs(outputs, scheduler_output)\n"
+        "         return outputs\n"
+        "@@ -40,0 +38,5 @@ class Scheduler:\n"
+        "+    def _add_recomputed_outputs(self, outputs, scheduler_output):\n"
+        + "\n".join("+" + x for x in block)
+    )
+    change = {"path": "pkg/sched.py", "status": "modified", "additions": 6, "deletions": 4}
+    pr = make_pr(title="[Refactor] Tidy the scheduler", files=[{**change, "patch": patch}])
+    d = analyze(pr, load_preset(None, None))
+    a = Assessment(pr.repo, pr.number, Level.WORTH_READING, 2.0, (), None, None)
+    text = " ".join(x.texts[0] for x in focus_points(d, a, Phrases("zh", 1), Cited()))
+    assert "从 `update_from_output` 抽出的 `_add_recomputed_outputs`" in text
+    assert "新增的 `_add_recomputed_outputs`" not in text

@@ -195,6 +195,9 @@ def _relocated(symbol: SymbolFact, found: moves.Moves, exact: bool = False) -> S
                     "reworked": origin.alike < moves.REWORKED_BELOW,
                 }
             )
+        source = found.extracted.get((symbol.path, symbol.parent, symbol.name))
+        if source is not None:
+            return symbol.model_copy(update={"extracted": True, "extracted_from": source or None})
     elif symbol.change == "removed":
         target = found.destination(symbol.path, symbol.parent, symbol.name, exact)
         if target is not None:

@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
-from prdigest.analyze.code import DOC_QUOTES, bracket_depth, definition_in, header_definition
+from prdigest.analyze.code import (
+    DOC_QUOTES,
+    bracket_depth,
+    definition_in,
+    header_definition,
+    hunk_definition,
+)
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
 from prdigest.core.models import FileFact
 
@@ -81,6 +87,9 @@ class Moves:
     added: dict[Key, Origin] = field(default_factory=dict)  # new place → old place
     removed: dict[Key, Origin] = field(default_factory=dict)  # old place → new place
     files: dict[str, str] = field(default_factory=dict)  # new path → old path (text alike)
+    # new function → the function of its file most of whose taken-out lines it now holds
+    # ("" when the hunks do not show which function they sat in)
+    extracted: dict[Key, str] = field(default_factory=dict)
 
     def origin(
         self, path: str, parent: str | None, name: str, exact: bool = False
@@ -418,6 +427,68 @@ def _match_rewrites(
         _record(old, new, moves, used, alike)
 
 
+MIN_EXTRACTED_LINES = 4  # a shorter body recurs by chance
+EXTRACTED_SHARE = 0.5  # of a new function's lines, taken out of the code of its file
+
+
+def _match_extractions(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]], added: list[Block], moves: Moves
+) -> None:
+    """New functions whose lines the PR took out of a function it keeps (``_add_recomputed_
+    outputs`` from ``update_from_output``): extracted, not new code."""
+    fresh = [
+        b
+        for b in added
+        if b.key not in moves.added and b.kind != "class" and not b.name.startswith("test")
+    ]
+    if not fresh:
+        return
+    taken = {f.path: _taken_out(p) for f, p in parsed if any(b.path == f.path for b in fresh)}
+    gone = {k[2] for k in moves.removed} | {b.name for b in added}
+    for block in fresh:
+        lines = [
+            n
+            for n in (_normal(x) for x in block.body)
+            if n and len(n) >= MIN_TAKEN_CHARS and not n.startswith(("(param)", "(returns)"))
+        ]
+        if len(lines) < MIN_EXTRACTED_LINES:
+            continue
+        from_old = [taken[block.path][line] for line in lines if line in taken[block.path]]
+        if len(from_old) < EXTRACTED_SHARE * len(lines):
+            continue
+        owner, count = Counter(from_old).most_common(1)[0]
+        named = count >= EXTRACTED_SHARE * len(lines) and owner not in gone | {"", block.name}
+        moves.extracted[block.key] = owner if named else ""
+
+
+def _taken_out(patch: ParsedPatch) -> dict[str, str]:
+    """Each removed line of a Python patch (normalised) with the function it sat in, where the
+    hunk shows that function's ``def`` above it, else "" (a header naming a class says too
+    little)."""
+    out: dict[str, str] = {}
+    for hunk in patch.hunks:
+        opened = hunk_definition(hunk, "python")
+        stack = [(opened.indent, opened.name, opened.kind)] if opened else []
+        for line in hunk.lines:
+            if line.kind == ADDED or not line.text.strip():
+                continue
+            indent = len(line.text) - len(line.text.lstrip())
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            found = definition_in(line.text, "python")
+            if found is not None:
+                stack.append((indent, found.name, found.kind))
+            elif line.kind == REMOVED:
+                text = _normal(line.text)
+                if text and len(text) >= MIN_TAKEN_CHARS:
+                    inside = stack[-1][1] if stack and stack[-1][2] != "class" else ""
+                    out.setdefault(text, inside)
+    return out
+
+
+MIN_TAKEN_CHARS = 12  # ``return x``, ``else:``: lines too short to say where code came from
+
+
 def _said(name: str, lines: Iterable[DiffLine]) -> bool:
     word = re.compile(rf"\b{re.escape(name)}\b")
     return any(word.search(x.text) for x in lines)
@@ -492,13 +563,18 @@ def detect(
     moves = Moves()
     readable = [(fact, patch) for fact, patch in parsed if not (patch.error or fact.generated)]
     removed = [b for f, p in readable for b in definition_blocks(p, f.language, REMOVED)]
-    # a move needs a definition taken away: without one the added bodies are not collected
-    added = (
-        [b for f, p in readable for b in definition_blocks(p, f.language, ADDED)] if removed else []
-    )
+    # a move needs a definition taken away, an extraction lines taken away: without them the
+    # added bodies are not collected
+    added = [
+        b
+        for f, p in readable
+        if removed or (f.language == "python" and any(True for _ in p.removed()))
+        for b in definition_blocks(p, f.language, ADDED)
+    ]
     _match_blocks(removed, added, moves)
     _match_in_place(readable, removed, added, moves)
     _match_rewrites(readable, removed, added, moves)
+    _match_extractions(readable, added, moves)
     by_name_removed, by_name_added = _name_only_blocks(
         s for s in other_symbols if s[4] in ("added", "removed")
     )

@@ -202,6 +202,10 @@ class SymbolFact(Fact):
     moved_to: str | None = None  # the path it is defined in now
     renamed_to: str | None = None  # the name it has now
     reworked: bool = False  # moved or renamed, and its body rewritten on the way
+    # a new function most of whose lines the PR took out of code of its file (extracted), and
+    # the function they sat in when the diff shows it
+    extracted: bool = False
+    extracted_from: str | None = None
     # a modified function's signature, where the diff shows it whole on both sides
     parameters_added: tuple[str, ...] = ()
     parameters_removed: tuple[str, ...] = ()

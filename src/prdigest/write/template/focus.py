@@ -206,6 +206,10 @@ def _change_of(
         return "renamed" + reworked, {"origin": origin}
     if s.moved_from:
         return "moved" + reworked, {"origin": file_name(s.moved_from, names, cited)}
+    if s.extracted_from:
+        return "extracted", {"origin": cited.name(s.extracted_from, s.path)}
+    if s.extracted:
+        return "extracted_code", {}
     return s.change, {}
 
 
