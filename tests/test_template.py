@@ -1611,3 +1611,29 @@ def test_a_function_extracted_from_another_is_said_as_extracted_not_new() -> Non
     text = " ".join(x.texts[0] for x in focus_points(d, a, Phrases("zh", 1), Cited()))
     assert "从 `update_from_output` 抽出的 `_add_recomputed_outputs`" in text
     assert "新增的 `_add_recomputed_outputs`" not in text
+
+
+def test_a_new_function_put_in_another_classs_place_is_said_as_replacing_it() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.focus import focus_points
+
+    from conftest import file_patch, make_pr
+
+    lines = [
+        "def _patched_forward(self, hidden_states):",
+        "    hidden_states = self.norm(hidden_states)",
+        "    return self.head(hidden_states)",
+        "",
+        "",
+        "Qwen3_5MultiTokenPredictor.forward = _patched_forward",
+        "self.cache = _patched_forward",  # state of its own: no replacement
+    ]
+    pr = make_pr(files=[file_patch("pkg/patch/patch_qwen3_5.py", lines, status="added")])
+    d = analyze(pr, load_preset(None, None))
+    assert [s.replaces for s in d.symbols if s.name == "_patched_forward"] == [
+        "Qwen3_5MultiTokenPredictor.forward"
+    ]
+    a = Assessment(pr.repo, pr.number, Level.WORTH_READING, 2.0, (), None, None)
+    text = " ".join(x.texts[0] for x in focus_points(d, a, Phrases("zh", 1), Cited()))
+    assert "替换 `Qwen3_5MultiTokenPredictor.forward` 的 `_patched_forward`" in text

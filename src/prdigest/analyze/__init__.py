@@ -20,7 +20,13 @@ from collections.abc import Iterator, Sequence
 
 from prdigest.analyze import body, design, discussion, moves, salience, signals
 from prdigest.analyze.classify import classify_areas, classify_kind
-from prdigest.analyze.code import extract_symbols, extract_techniques, extract_tests, language_of
+from prdigest.analyze.code import (
+    extract_symbols,
+    extract_techniques,
+    extract_tests,
+    language_of,
+    replaced_targets,
+)
 from prdigest.analyze.patches import ParsedPatch, parse_patch
 from prdigest.core.models import (
     ANALYZER_VERSION,
@@ -159,8 +165,27 @@ def _code_facts(
         )
         for s in symbols
     ]
+    symbols = _with_replaced(symbols, parsed)
     tests = [_relocated_test(t, found) for t in tests]
     return symbols, tests, _unique_techniques(techniques), found
+
+
+def _with_replaced(
+    symbols: list[SymbolFact], parsed: Sequence[tuple[FileFact, ParsedPatch]]
+) -> list[SymbolFact]:
+    """New functions with the attribute of another module or class the PR sets to them."""
+    if not any(s.change == "added" and s.language == "python" for s in symbols):
+        return symbols
+    targets = {f.path: replaced_targets(p) for f, p in parsed if f.language == "python"}
+    return [
+        s.model_copy(update={"replaces": target})
+        if s.change == "added"
+        and s.kind in ("function", "method")
+        and not s.in_test
+        and (target := targets.get(s.path, {}).get(s.name))
+        else s
+        for s in symbols
+    ]
 
 
 def _fair_share(per_file: list[list[SymbolFact]], cap: int) -> list[SymbolFact]:

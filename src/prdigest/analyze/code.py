@@ -1331,3 +1331,25 @@ def asserted_fake(lines: list[str]) -> str | None:
         if any(re.search(rf"\.{re.escape(a)}\b", t) for a in attributes for t in asserts):
             return name
     return None
+
+
+# ``module.attr = f`` / ``Class.method = f``: a module-level line putting a function in
+# another's place (``self.x = f`` and ``cls.x = f`` set state, they replace nothing)
+_REPLACES = re.compile(
+    r"^\s*(?P<target>(?!self\.|cls\.)(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*)\s*=\s*(?P<name>[A-Za-z_]\w*)\s*$"
+)
+
+
+def replaced_targets(patch: ParsedPatch) -> dict[str, str]:
+    """The attributes of other modules or classes a Python patch's added lines set to a
+    function (a monkey patch), by the function's name: its last two parts
+    (``Eagle3LlamaForCausalLM.compute_logits``, ``kv_cache_utils.resolve_kv_cache_block_sizes``)."""
+    out: dict[str, str] = {}
+    for line in patch.added():
+        if "=" not in line.text or "." not in line.text:
+            continue
+        match = _REPLACES.match(line.text.split("#", 1)[0])
+        if match:
+            target = ".".join(match["target"].rsplit(".", 2)[-2:])
+            out.setdefault(match["name"], target)
+    return out

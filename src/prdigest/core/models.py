@@ -206,6 +206,9 @@ class SymbolFact(Fact):
     # the function they sat in when the diff shows it
     extracted: bool = False
     extracted_from: str | None = None
+    # a new function the PR assigns in another module's or class's place (a monkey patch):
+    # that attribute, by its last two parts (``Eagle3LlamaForCausalLM.compute_logits``)
+    replaces: str | None = None
     # a modified function's signature, where the diff shows it whole on both sides
     parameters_added: tuple[str, ...] = ()
     parameters_removed: tuple[str, ...] = ()

@@ -210,6 +210,8 @@ def _change_of(
         return "extracted", {"origin": cited.name(s.extracted_from, s.path)}
     if s.extracted:
         return "extracted_code", {}
+    if s.replaces:  # a monkey patch: it takes the place of another module's or class's code
+        return "replacing", {"target": cited.name(s.replaces, s.path)}
     return s.change, {}
 
 
