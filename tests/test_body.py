@@ -302,3 +302,12 @@ def test_a_claim_keeps_the_underscores_of_its_code_spans() -> None:
     assert reduce_claim("The __bold__ word stays a word, `a__b` stays code.") == (
         "The bold word stays a word, `a__b` stays code"
     )
+
+
+def test_a_comparison_names_the_quantity_not_the_word_of_how_it_moved() -> None:
+    from prdigest.analyze.body import extract_comparisons
+
+    found = extract_comparisons(
+        "Enabling FlashCommV3 improves QPS from 0.62 to 0.64 in our runs.", []
+    )
+    assert [(c.metric, c.before, c.after) for c in found] == [("QPS", "0.62", "0.64")]

@@ -1637,3 +1637,34 @@ def test_a_new_function_put_in_another_classs_place_is_said_as_replacing_it() ->
     a = Assessment(pr.repo, pr.number, Level.WORTH_READING, 2.0, (), None, None)
     text = " ".join(x.texts[0] for x in focus_points(d, a, Phrases("zh", 1), Cited()))
     assert "替换 `Qwen3_5MultiTokenPredictor.forward` 的 `_patched_forward`" in text
+
+
+def test_a_reported_figure_says_which_way_it_went() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+    from prdigest.write.template.why import why_parts
+
+    from conftest import file_patch, make_pr
+
+    pr = make_pr(
+        title="[Perf] Replace the ngram op",
+        body="### Test\nTTFT 221 -> 233 at input 128.\n",
+        files=[file_patch("pkg/ngram.py", ["def spec(x):", "    return kernel(x)"])],
+    )
+    d = analyze(pr, load_preset(None, None))
+    assert [(c.before, c.after) for c in d.comparisons] == [("221", "233")]
+    said = " ".join(why_parts(d, Phrases("zh", 1), Cited()))
+    assert says(said, "why_body", "comparison_up") and not says(said, "why_body", "comparison")
+    fell = d.model_copy(
+        update={"comparisons": (d.comparisons[0].model_copy(update={"after": "200"}),)}
+    )
+    assert says(" ".join(why_parts(fell, Phrases("zh", 1), Cited())), "why_body", "comparison_down")
+
+
+def test_figures_with_thousands_separators_compare_as_numbers() -> None:
+    from prdigest.write.template.why import _comparison_key
+
+    assert _comparison_key("1,012 tok/s", "3,856 tok/s") == "comparison_up"
+    assert _comparison_key("9,500 tok/s", "12,000 tok/s") == "comparison_up"  # not 9 > 1
+    assert _comparison_key("45.2ms", "44.9ms") == "comparison_down"
+    assert _comparison_key("fast", "slow") == "comparison"

@@ -84,6 +84,9 @@ _METRIC = re.compile(
     r"吞吐|延迟|加速|显存|提升|降低",
     re.I,
 )
+_MOTION = re.compile(
+    r"speed-?up|faster|slower|reduction|improve(?:s|d|ment)?|regression|加速|提升|降低", re.I
+)
 _ISSUE_REF = re.compile(r"(?<![\w/])#(\d{2,7})\b")
 _GH_ISSUE_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 _CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)", re.I)
@@ -667,9 +670,9 @@ _MEASURED_IN = ("test_plan", "test_result", "benchmark")
 def _metric_of(text: str, before: str, after: str, section: str | None) -> str | None:
     """The metric a before → after line names; a line that names none, in a test or result
     section, with a duration on both sides (``4360us --> 3949us``), measured the time taken."""
-    named = _METRIC.search(text)
-    if named:
-        return named.group(0)
+    named = [m.group(0) for m in _METRIC.finditer(text)]
+    if named:  # the quantity (``QPS``), before a word of how it moved (``improves``)
+        return next((m for m in named if not _MOTION.fullmatch(m)), named[0])
     durations = _DURATION.search(before) and _DURATION.search(after)
     if durations and section in _MEASURED_IN and not _SETTING.search(text):
         return "time"

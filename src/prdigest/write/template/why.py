@@ -321,6 +321,21 @@ def summary_part(d: Dossier, p: Phrases, cited: Cited) -> str | None:
     return p.get("why_body", "note", claim=body_quote(_clip(text, QUOTE_LIMIT), d, cited))
 
 
+_LEADING_NUMBER = re.compile(r"^\s*(\d[\d,]*(?:\.\d+)?)")  # ``1,012 tok/s``
+
+
+def _comparison_key(before: str, after: str) -> str:
+    """The comparison phrase that says which way the figure went, when both sides are
+    numbers ("由 221 升至 233": a reader need not work out that it grew)."""
+    a, b = _LEADING_NUMBER.match(before), _LEADING_NUMBER.match(after)
+    if a is None or b is None:
+        return "comparison"
+    old, new = float(a[1].replace(",", "")), float(b[1].replace(",", ""))
+    if old == new:
+        return "comparison"
+    return "comparison_up" if new > old else "comparison_down"
+
+
 def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
     """Sentences (without the final stop) that say why, in the order a reader wants them."""
     parts: list[str] = []
@@ -335,7 +350,7 @@ def why_parts(d: Dossier, p: Phrases, cited: Cited) -> list[str]:
         parts.append(
             p.get(
                 "why_body",
-                "comparison",
+                _comparison_key(comparison.before, comparison.after),
                 metric=p.metric(comparison.metric),
                 before=comparison.before,
                 after=comparison.after,
