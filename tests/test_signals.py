@@ -654,3 +654,27 @@ def test_a_test_of_an_argument_the_pr_takes_away_is_no_lost_coverage(vllm_preset
     )
     found = signals(vllm_preset, files=[kept, test])
     assert found[SignalKind.TESTS_DELETED] == ["test_skip_counts_reason"]
+
+
+def test_a_test_named_after_a_class_the_pr_drops_is_no_lost_coverage(vllm_preset: Preset) -> None:
+    source = file_patch(
+        "vllm/core/recompute_scheduler.py",
+        ["class RecomputeScheduler(Scheduler):"],
+        ["class RecomputeScheduler(ShortRequestFirstSchedulerMixin, Scheduler):"],
+    )
+    removed_test = [
+        "def test_waiting_queue_is_short_request_first():",
+        "    scheduler = make_scheduler()",
+        "    assert scheduler.waiting[0].num_tokens == 1",
+    ]
+    test = file_patch("tests/test_recompute.py", ["def test_other():", "    pass"], removed_test)
+    # the mixin it tested is gone from the scheduler on purpose: nothing is left to cover
+    assert SignalKind.TESTS_DELETED not in signals(vllm_preset, files=[source, test])
+    # the mixin still used (here by another class): the deleted test is lost coverage
+    kept = file_patch(
+        "vllm/core/recompute_scheduler.py",
+        ["class RecomputeScheduler(Scheduler):", "class Other(ShortRequestFirstSchedulerMixin):"],
+        ["class RecomputeScheduler(ShortRequestFirstSchedulerMixin, Scheduler):"],
+    )
+    found = signals(vllm_preset, files=[kept, test])
+    assert found[SignalKind.TESTS_DELETED] == ["test_waiting_queue_is_short_request_first"]

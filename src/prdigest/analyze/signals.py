@@ -738,6 +738,53 @@ def _gone_identifiers(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str
     return removed - added
 
 
+_CAMEL_NAME = re.compile(r"\b_?[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}\b")  # three words or more
+_CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]+")
+CLASS_WORDS = 3  # consecutive words of a class's name a test's name must hold
+
+
+def _gone_class_runs(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> frozenset[str]:
+    """Runs of three consecutive words, in snake case, of the CamelCase names the PR's source
+    lines lose and no added line uses again (``short_request_first`` of a dropped
+    ``ShortRequestFirstSchedulerMixin``)."""
+
+    def names(lines: Iterable[DiffLine]) -> set[str]:
+        return {n for line in lines for n in _CAMEL_NAME.findall(line.text)}
+
+    removed = names(x for f, p in parsed if f.role is Role.SOURCE for x in p.removed())
+    gone = removed - names(x for _f, p in parsed for x in p.added()) if removed else set()
+    runs: set[str] = set()
+    for name in gone:
+        words = [w.lower() for w in _CAMEL_WORD.findall(name)]
+        runs.update(
+            "_".join(words[i : i + CLASS_WORDS]) for i in range(len(words) - CLASS_WORDS + 1)
+        )
+    return frozenset(runs)
+
+
+def _named_replacement(
+    name: str, added_tests: set[str], removed_code: set[str], gone_runs: frozenset[str]
+) -> bool:
+    """Whether a removed test's name alone shows it replaced or gone with what it tested: a
+    test of its name is added, or one whose name it extends (two tests folded into one
+    parametrized ``test_x``: ``test_x_eager_mode`` …), or it is named after a definition the
+    PR deletes (``test_pad_args`` when ``pad_args`` goes) or a class its source loses."""
+    if name in added_tests or any(name.startswith(f"{added}_") for added in added_tests):
+        return True
+    subject = name.removeprefix("test_")
+    if any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code):
+        return True
+    return _named_after_gone_class(subject, gone_runs)
+
+
+def _named_after_gone_class(subject: str, runs: frozenset[str]) -> bool:
+    """Whether a removed test's name (without ``test_``) holds three consecutive words of a
+    class the PR's source loses for good (:func:`_gone_class_runs`): what it tested went on
+    purpose."""
+    padded = f"_{subject}_"
+    return any(f"_{run}_" in padded for run in runs)
+
+
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for the names a test's text may call or patch (``worker.model_runner
     .profile_cudagraph_memory.assert_called_once_with()``); short names say too little."""
@@ -841,6 +888,7 @@ def _tests_deleted(
     added_text = ""  # the added lines of the PR's test files
     refusal_removed = False  # a source file loses a ``raise NotImplementedError``
     gone_code: re.Pattern[str] | None = None  # deleted definitions not moved or renamed
+    gone_runs: frozenset[str] | None = None  # word runs of the classes the source loses
 
     def replaced(path: str, name: str) -> bool:
         """Replaced by a test of its name, by a test whose name it extends (two tests folded
@@ -849,7 +897,7 @@ def _tests_deleted(
         or, read from its old text, a test that pinned a refusal the PR lifts, whose checked
         message a new test checks, or that calls code the PR deletes or uses names its source
         loses for good."""
-        nonlocal added_tests, removed_code, added_text, refusal_removed, gone_code
+        nonlocal added_tests, removed_code, added_text, refusal_removed, gone_code, gone_runs
         if added_tests is None:
             refusal_removed = any(
                 "raise NotImplementedError" in line.text
@@ -873,12 +921,10 @@ def _tests_deleted(
             moved_away = {key[2] for key in moves.removed}
             gone = {n for n in removed_code if n not in moved_away} | _gone_identifiers(parsed)
             gone_code = _names_pattern(gone)
-        if name in added_tests or moves.replaced(path, name):
-            return True
-        if any(name.startswith(f"{added}_") for added in added_tests):
-            return True
-        subject = name.removeprefix("test_")
-        if any(len(code) >= 8 and code.lstrip("_") in subject for code in removed_code or ()):
+            gone_runs = _gone_class_runs(parsed)
+        if moves.replaced(path, name) or _named_replacement(
+            name, added_tests, removed_code or set(), gone_runs or frozenset()
+        ):
             return True
         patch = patches.get(path)  # the test's old text, read only when its name says nothing
         body = _removed_test_body(patch, name) if patch else ""
