@@ -641,6 +641,20 @@ def test_a_removed_tolist_of_host_data_or_in_a_log_call_is_no_removed_host_sync(
     )
     facts = [x for x in detect([(_fact("pkg/xlite.py"), kept)]) if x.pattern == "host_sync_removed"]
     assert [x.net for x in facts] == [False, False]
+    # device data refused where it was copied to the host: a rejection, not a sync removed
+    refused = parse_patch(
+        "pkg/block_table.py",
+        "@@ -1,3 +1,4 @@\n def _to_numpy(value):\n-    value = value.cpu()\n"
+        '+    if value.device.type != "cpu":\n'
+        '+        raise TypeError("slot mapping must be computed from CPU tensors")\n'
+        "     return value.numpy()",
+    )
+    facts = [
+        x
+        for x in detect([(_fact("pkg/block_table.py"), refused)])
+        if x.pattern == "host_sync_removed"
+    ]
+    assert [x.net for x in facts] == [False]
 
 
 def test_names_in_comments_log_messages_and_docstrings_are_prose_not_uses() -> None:

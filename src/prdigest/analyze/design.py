@@ -308,6 +308,17 @@ def _sync_kept(removed: str, added: str) -> bool:
     )
 
 
+RAISE_NEAR = 6  # lines of a hunk around a removed sync where a raise takes its place
+_RAISE = re.compile(r"^\s*raise\b")
+
+
+def _refused_instead(lines: Sequence[DiffLine], at: int) -> bool:
+    """Whether added lines next to a removed ``.cpu()`` raise: device data is refused now
+    (``raise TypeError(\"… must be computed from CPU\")``), not copied without a sync."""
+    near = lines[max(0, at - RAISE_NEAR) : at + RAISE_NEAR + 1]
+    return any(x.kind == ADDED and _RAISE.match(x.text) for x in near)
+
+
 _RECEIVER = re.compile(r"[\w.\[\]]+$")
 _HOST_DATA = re.compile(
     r"(?:^|[._])(?:np|numpy|array|arr|list|cpu)(?:$|[._\[])|_np$|_array$|_cpu$", re.I
@@ -370,7 +381,10 @@ def detect(parsed: Iterable[tuple[FileFact, ParsedPatch]], first_id: int = 1) ->
                             and not _not_a_host_sync(pattern.id, line.text, match.start())
                             and not (
                                 pattern.id == "host_sync_removed"
-                                and _sync_kept(line.text, sides[ADDED])
+                                and (
+                                    _sync_kept(line.text, sides[ADDED])
+                                    or _refused_instead(hunk.lines, at)
+                                )
                             ),
                             guard=said,
                             scope=_scope(pattern.id, hunk, at, said),
