@@ -466,3 +466,26 @@ def test_a_new_function_made_of_lines_taken_out_of_another_is_extracted_from_it(
     )
     moves = detect([(_fact("sched.py"), parse_patch("sched.py", fresh))])
     assert not moves.extracted
+
+
+def test_a_helper_cut_out_where_its_lines_stood_is_extracted_from_their_function() -> None:
+    # the diff keeps the moved lines as context under the new ``def`` line
+    patch = (
+        "@@ -1,8 +1,11 @@\n"
+        " class Scheduler:\n"
+        "     def update_from_output(self, scheduler_output, outputs):\n"
+        "+        self._add_recomputed_outputs(outputs, scheduler_output)\n"
+        "         outputs = self.collect(scheduler_output, outputs)\n"
+        "+        return outputs\n"
+        "+\n"
+        "+    def _add_recomputed_outputs(self, outputs, scheduler_output):\n"
+        "         for req_info in scheduler_output.recomputed_reqs or []:\n"
+        "             outputs[req_info.client_index].append(\n"
+        "                 EngineCoreOutput(request_id=req_info.request_id,\n"
+        '                                  stop_reason="recomputed"))\n'
+        "-        return outputs"
+    )
+    moves = detect([(_fact("sched.py"), parse_patch("sched.py", patch))])
+    assert moves.extracted == {
+        ("sched.py", "Scheduler", "_add_recomputed_outputs"): "update_from_output"
+    }

@@ -443,7 +443,9 @@ def _match_extractions(
     ]
     if not fresh:
         return
-    taken = {f.path: _taken_out(p) for f, p in parsed if any(b.path == f.path for b in fresh)}
+    paths = {b.path for b in fresh}
+    taken = {f.path: _taken_out(p) for f, p in parsed if f.path in paths}
+    carved = {f.path: _carved_out(p) for f, p in parsed if f.path in paths}
     gone = {k[2] for k in moves.removed} | {b.name for b in added}
     for block in fresh:
         lines = [
@@ -453,7 +455,8 @@ def _match_extractions(
         ]
         if len(lines) < MIN_EXTRACTED_LINES:
             continue
-        from_old = [taken[block.path][line] for line in lines if line in taken[block.path]]
+        kept = carved[block.path].get(block.name, [])  # lines that stood there before its def
+        from_old = kept + [taken[block.path][x] for x in lines if x in taken[block.path]]
         if len(from_old) < EXTRACTED_SHARE * len(lines):
             continue
         owner, count = Counter(from_old).most_common(1)[0]
@@ -487,6 +490,36 @@ def _taken_out(patch: ParsedPatch) -> dict[str, str]:
 
 
 MIN_TAKEN_CHARS = 12  # ``return x``, ``else:``: lines too short to say where code came from
+
+
+def _carved_out(patch: ParsedPatch) -> dict[str, list[str]]:
+    """For each function whose ``def`` line the patch adds above lines that were there before
+    (a helper cut out of a function where it stood), the function each such line sat in on
+    the old side ("" where the hunk does not show it), one entry per line."""
+    out: dict[str, list[str]] = {}
+    for hunk in patch.hunks:
+        opened = hunk_definition(hunk, "python")
+        old_stack = [(opened.indent, opened.name, opened.kind)] if opened else []
+        new_def: tuple[int, str] | None = None
+        for line in hunk.lines:
+            text = _normal(line.text)
+            if text is None:
+                continue
+            indent = len(line.text) - len(line.text.lstrip())
+            found = definition_in(line.text, "python")
+            if new_def is not None and indent <= new_def[0]:
+                new_def = None
+            if line.kind != ADDED:
+                while old_stack and old_stack[-1][0] >= indent:
+                    old_stack.pop()
+                if found is not None:
+                    old_stack.append((indent, found.name, found.kind))
+            if line.kind == ADDED and found is not None and found.kind != "class":
+                new_def = (indent, found.name)
+            elif new_def is not None and line.kind == CONTEXT and len(text) >= MIN_TAKEN_CHARS:
+                inside = old_stack[-1][1] if old_stack and old_stack[-1][2] != "class" else ""
+                out.setdefault(new_def[1], []).append(inside)
+    return out
 
 
 def _said(name: str, lines: Iterable[DiffLine]) -> bool:
