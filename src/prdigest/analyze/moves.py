@@ -436,10 +436,14 @@ def _match_extractions(
 ) -> None:
     """New functions whose lines the PR took out of a function it keeps (``_add_recomputed_
     outputs`` from ``update_from_output``): extracted, not new code."""
+    changed = {f.path for f, p in parsed if _may_extract(f, p)}
     fresh = [
         b
         for b in added
-        if b.key not in moves.added and b.kind != "class" and not b.name.startswith("test")
+        if b.path in changed
+        and b.key not in moves.added
+        and b.kind != "class"
+        and not b.name.startswith("test")
     ]
     if not fresh:
         return
@@ -470,6 +474,8 @@ def _taken_out(patch: ParsedPatch) -> dict[str, str]:
     little)."""
     out: dict[str, str] = {}
     for hunk in patch.hunks:
+        if not any(x.kind == REMOVED for x in hunk.lines):
+            continue  # nothing taken out here
         opened = hunk_definition(hunk, "python")
         stack = [(opened.indent, opened.name, opened.kind)] if opened else []
         for line in hunk.lines:
@@ -492,12 +498,25 @@ def _taken_out(patch: ParsedPatch) -> dict[str, str]:
 MIN_TAKEN_CHARS = 12  # ``return x``, ``else:``: lines too short to say where code came from
 
 
+def _may_extract(fact: FileFact, patch: ParsedPatch) -> bool:
+    """Whether a file's patch may hold an extracted function: a Python file the PR changes
+    (not adds) that loses lines and gains a ``def`` line."""
+    return (
+        fact.language == "python"
+        and fact.status != "added"
+        and bool(patch.removed())
+        and any("def " in x.text for x in patch.added())
+    )
+
+
 def _carved_out(patch: ParsedPatch) -> dict[str, list[str]]:
     """For each function whose ``def`` line the patch adds above lines that were there before
     (a helper cut out of a function where it stood), the function each such line sat in on
     the old side ("" where the hunk does not show it), one entry per line."""
     out: dict[str, list[str]] = {}
     for hunk in patch.hunks:
+        if not any(x.kind == ADDED and "def " in x.text for x in hunk.lines):
+            continue  # no def line added: no helper cut out here (most hunks)
         opened = hunk_definition(hunk, "python")
         old_stack = [(opened.indent, opened.name, opened.kind)] if opened else []
         new_def: tuple[int, str] | None = None
@@ -601,7 +620,7 @@ def detect(
     added = [
         b
         for f, p in readable
-        if removed or (f.language == "python" and any(True for _ in p.removed()))
+        if removed or _may_extract(f, p)
         for b in definition_blocks(p, f.language, ADDED)
     ]
     _match_blocks(removed, added, moves)
