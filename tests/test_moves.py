@@ -489,3 +489,79 @@ def test_a_helper_cut_out_where_its_lines_stood_is_extracted_from_their_function
     assert moves.extracted == {
         ("sched.py", "Scheduler", "_add_recomputed_outputs"): "update_from_output"
     }
+
+
+def test_a_function_renamed_on_its_way_to_another_file_and_reworked_is_a_rename() -> None:
+    body = [
+        "    counter = getattr(reasoning_parser, 'count_reasoning_tokens', None)",
+        "    if counter is None:",
+        "        return 0",
+        "    return int(counter(token_ids))",
+    ]
+    old = parse_patch(
+        "usage.py",
+        _whole("-", ["def _count_reasoning_tokens_for_usage(token_ids, reasoning_parser):", *body]),
+    )
+    new_lines = [
+        "def _count_minimax_reasoning_tokens_for_usage(token_ids, reasoning_parser):",
+        "    if not _is_minimax_reasoning_parser(reasoning_parser):",
+        "        return None",
+        "    parser = _resolve_reasoning_parser(reasoning_parser)",
+        "    logger.debug('counting with %s', type(parser).__name__)",
+        "    token_ids = list(token_ids)",
+        *body,
+    ]
+    new = parse_patch("minimax_usage.py", _whole("+", new_lines))
+    parsed = [(_fact("usage.py", "removed"), old), (_fact("minimax_usage.py", "added"), new)]
+    origin = detect(parsed).origin(
+        "minimax_usage.py", None, "_count_minimax_reasoning_tokens_for_usage"
+    )
+    assert origin is not None and (origin.path, origin.name) == (
+        "usage.py",
+        "_count_reasoning_tokens_for_usage",
+    )
+    assert origin.alike < 0.75  # too reworked for a rename by body alone
+    # the old name still called by the new code: it lives on, the new function is new
+    calling = parse_patch(
+        "minimax_usage.py", _whole("+", [*new_lines, "x = _count_reasoning_tokens_for_usage(t, p)"])
+    )
+    found = detect(
+        [(_fact("usage.py", "removed"), old), (_fact("minimax_usage.py", "added"), calling)]
+    )
+    assert (
+        found.origin("minimax_usage.py", None, "_count_minimax_reasoning_tokens_for_usage") is None
+    )
+
+
+def test_a_class_whose_methods_moved_to_a_new_class_of_almost_its_name_was_renamed() -> None:
+    methods = {
+        "classify": ["        mask = lens <= self.threshold", "        return mask & self.ready"],
+        "init_batch": ["        self.lens = lens.clone()", "        self.ready = lens > 0"],
+        "prepare": ["        inputs = self.build(lens)", "        return inputs.to(self.device)"],
+    }
+
+    def block(cls: str, extra: list[str]) -> list[str]:
+        lines = [f"class {cls}:", *extra]
+        for name, body in methods.items():
+            lines += [f"    def {name}(self, lens):", *body]
+        return lines
+
+    pcp = block(
+        "PCPManager", ["    def split_pcp(self, lens):", "        return lens.chunk(self.world)"]
+    )
+    old = parse_patch("pcp_utils.py", _whole("-", pcp))
+    fields = [f"    field_{i}: int = {i}" for i in range(12)]  # rewritten well past a rename
+    new = parse_patch("dcp_utils.py", _whole("+", block("DCPManager", fields)))
+    parsed = [(_fact("pcp_utils.py", "removed"), old), (_fact("dcp_utils.py", "added"), new)]
+    origin = detect(parsed).origin("dcp_utils.py", None, "DCPManager")
+    assert origin is not None and (origin.path, origin.name) == ("pcp_utils.py", "PCPManager")
+    assert origin.alike < 0.75  # no rename by its body alone
+    # the old class still named by the new code: the new class took its methods, it is no rename
+    kept = parse_patch(
+        "dcp_utils.py", _whole("+", [*block("DCPManager", fields), "Fallback = PCPManager"])
+    )
+    found = detect(
+        [(_fact("pcp_utils.py", "removed"), old), (_fact("dcp_utils.py", "added"), kept)]
+    )
+    assert found.origin("dcp_utils.py", None, "DCPManager") is None
+    assert found.extracted == {("dcp_utils.py", None, "DCPManager"): "PCPManager"}

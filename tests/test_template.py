@@ -1668,3 +1668,55 @@ def test_figures_with_thousands_separators_compare_as_numbers() -> None:
     assert _comparison_key("9,500 tok/s", "12,000 tok/s") == "comparison_up"  # not 9 > 1
     assert _comparison_key("45.2ms", "44.9ms") == "comparison_down"
     assert _comparison_key("fast", "slow") == "comparison"
+
+
+def test_a_new_base_class_made_of_a_classs_moved_methods_is_said_as_extracted() -> None:
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import make_pr
+
+    methods = [
+        "    def propose(self, batch):",
+        "        drafts = self._run_model(batch)",
+        "        return self._generate_draft(drafts)",
+        "",
+        "    def _run_model(self, batch):",
+        "        hidden = self.model(batch.input_ids)",
+        "        return self.head(hidden)",
+        "",
+        "    def _generate_draft(self, drafts):",
+        "        tokens = drafts.argmax(dim=-1)",
+        "        return tokens.to(self.device)",
+    ]
+    old = "\n".join(["-class AscendEagleSpeculator(EagleSpeculator):", *("-" + x for x in methods)])
+    eagle = (
+        f"@@ -1,{len(methods) + 1} +1,2 @@\n{old}\n"
+        "+class AscendEagleSpeculator(AscendAutoRegressiveSpeculator, EagleSpeculator):\n"
+        "+    pass"
+    )
+    base = f"@@ -0,0 +1,{len(methods) + 1} @@\n" + "\n".join(
+        [
+            "+class AscendAutoRegressiveSpeculator(AutoRegressiveSpeculator):",
+            *("+" + x for x in methods),
+        ]
+    )
+    files = [
+        {
+            "path": "pkg/eagle/speculator.py",
+            "status": "modified",
+            "additions": 2,
+            "deletions": 12,
+            "patch": eagle,
+        },
+        {
+            "path": "pkg/autoregressive/speculator.py",
+            "status": "added",
+            "additions": 12,
+            "deletions": 0,
+            "patch": base,
+        },
+    ]
+    d = analyze(make_pr(files=files), load_preset(None, None))
+    [cls] = [s for s in d.symbols if s.name == "AscendAutoRegressiveSpeculator"]
+    assert (cls.extracted, cls.extracted_from) == (True, "AscendEagleSpeculator")

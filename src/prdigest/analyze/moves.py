@@ -50,6 +50,7 @@ MIN_RENAME_LINES = 2  # a one-line body says nothing about where it came from
 # longer says: renamed and rewritten, when some of its lines stayed
 REWRITE_NAME_ALIKE = 0.85
 REWRITE_SIMILARITY = 0.2
+MOVED_REWRITE_SIMILARITY = 0.4  # the same, moved to another file: more of it must have stayed
 MAX_PAIRS = 40_000  # removed × added blocks compared by body; past it only names match
 
 Key = tuple[str, str | None, str]  # (path, parent, name)
@@ -394,10 +395,12 @@ def _match_rewrites(
     added: list[Block],
     moves: Moves,
 ) -> None:
-    """A definition renamed and rewritten where it lives (``_sfa_preprocess_with_prolog_v3`` →
-    ``_sfa_preprocess_prolog_v3``, the kernels it called inlined): same file and class, almost
-    the same name, some lines kept, the old name gone from the file's new lines and the new one
-    absent from its old lines. Bodies this different are no rename by :func:`_match_blocks`."""
+    """A definition renamed and rewritten (``_sfa_preprocess_with_prolog_v3`` →
+    ``_sfa_preprocess_prolog_v3``, the kernels it called inlined): same class (or both top
+    level), almost the same name, some lines kept (more when it changed files), the old name
+    gone from the new lines and the new one absent from the old lines (of its file, or of the
+    whole PR when it changed files). Bodies this different are no rename by
+    :func:`_match_blocks`."""
     left_old = [
         b for b in removed if b.key not in moves.removed and len(b.body) >= MIN_RENAME_LINES
     ]
@@ -410,19 +413,23 @@ def _match_rewrites(
         candidates = [
             b
             for b in left_new
-            if (b.path, b.parent) == (old.path, old.parent)
+            if b.parent == old.parent
             and b.key not in used
             and _same_kind(old, b)
             and not old.name.startswith("test")
             and SequenceMatcher(None, old.name, b.name).ratio() >= REWRITE_NAME_ALIKE
         ]
         scored = [(_dice(_Lines(old.body), _Lines(b.body)), b) for b in candidates]
-        scored = [(x, b) for x, b in scored if x >= REWRITE_SIMILARITY]
+        scored = [
+            (x, b)
+            for x, b in scored
+            if x >= (REWRITE_SIMILARITY if b.path == old.path else MOVED_REWRITE_SIMILARITY)
+        ]
         if not scored:
             continue
-        alike, new = max(scored, key=lambda x: x[0])
-        patch = patches.get(old.path)
-        if patch is None or _said(old.name, patch.added()) or _said(new.name, patch.removed()):
+        alike, new = max(scored, key=lambda x: (x[1].path == old.path, x[0]))
+        where = [patches[old.path]] if new.path == old.path else list(patches.values())
+        if any(_said(old.name, p.added()) or _said(new.name, p.removed()) for p in where):
             continue  # the old name still called, or the new one there before: two definitions
         _record(old, new, moves, used, alike)
 
@@ -466,6 +473,49 @@ def _match_extractions(
         owner, count = Counter(from_old).most_common(1)[0]
         named = count >= EXTRACTED_SHARE * len(lines) and owner not in gone | {"", block.name}
         moves.extracted[block.key] = owner if named else ""
+
+
+MOVED_METHODS_SHARE = 0.6  # of a new class's methods, moved from one other class
+MIN_MOVED_METHODS = 3
+
+
+def _match_pulled_classes(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]],
+    removed: list[Block],
+    added: list[Block],
+    moves: Moves,
+) -> None:
+    """A new class whose methods the PR moved from one other class: that class renamed and
+    reworked when it is gone for good under almost this name (``PCPManager`` →
+    ``DCPManager``), else, when most of its methods came from it, extracted from it (a base
+    class pulled out of a subclass it keeps, ``AscendAutoRegressiveSpeculator`` out of
+    ``AscendEagleSpeculator``): not new code either way."""
+    classes = [b for b in added if b.kind == "class" and b.key not in moves.added]
+    if not classes:
+        return
+    parent_of = {(b.path, b.name): b.parent for b in removed}
+    old_classes = {b.name: b for b in removed if b.kind == "class" and b.key not in moves.removed}
+    for cls in classes:
+        methods = [b for b in added if (b.path, b.parent) == (cls.path, cls.name)]
+        origins = Counter(
+            parent_of.get((origin.path, origin.name))
+            for b in methods
+            if (origin := moves.added.get(b.key)) is not None
+        )
+        top = origins.most_common(1)
+        source, count = top[0] if top else (None, 0)
+        if source is None or count < MIN_MOVED_METHODS:
+            continue
+        old = old_classes.get(source)
+        renamed = (
+            old is not None
+            and SequenceMatcher(None, old.name, cls.name).ratio() >= REWRITE_NAME_ALIKE
+            and not any(_said(old.name, p.added()) for _f, p in parsed)
+        )
+        if old is not None and renamed:
+            _record(old, cls, moves, set(), _dice(_Lines(old.body), _Lines(cls.body)))
+        elif count >= MOVED_METHODS_SHARE * len(methods):
+            moves.extracted[cls.key] = source
 
 
 def _taken_out(patch: ParsedPatch) -> dict[str, str]:
@@ -627,6 +677,7 @@ def detect(
     _match_in_place(readable, removed, added, moves)
     _match_rewrites(readable, removed, added, moves)
     _match_extractions(readable, added, moves)
+    _match_pulled_classes(readable, removed, added, moves)
     by_name_removed, by_name_added = _name_only_blocks(
         s for s in other_symbols if s[4] in ("added", "removed")
     )
