@@ -186,6 +186,34 @@ def test_withdrawn_tests_or_docs_are_named_not_buried() -> None:
     assert assess(m).level is Level.LIST_ONLY
 
 
+def test_a_reported_issue_the_pr_closes_counts_a_mention_does_not() -> None:
+    # "Fixes #N" (or a linked closing issue) says someone hit the problem; "See #N" only
+    # points at related work
+    preset = load_preset(ASCEND)
+    files = [
+        file_patch(
+            "vllm_ascend/worker/model_runner_v1.py",
+            ["        if finished:", "            torch.npu.current_stream().synchronize()"],
+        )
+    ]
+
+    def dossier(body: str, **fields: object) -> Dossier:
+        pr = make_pr(title="[BugFix] Repair decode", body=body, files=files, repo=ASCEND, **fields)
+        return analyze(pr, preset)
+
+    closing = dossier("### What this PR does / why we need it?\nGarbled output.\nFixes #9730\n")
+    mention = dossier("### What this PR does / why we need it?\nGarbled output.\nSee #9730\n")
+    linked = dossier(
+        "Garbled output.", linked_issues=[{"number": 9730, "title": "bug", "state": "CLOSED"}]
+    )
+    assert features(closing)["closes_issue"] == 1
+    assert features(linked)["closes_issue"] == 1
+    assert features(mention)["closes_issue"] == 0
+    model = bundled_model()
+    assert all(b.weights.get("closes_issue", 0) > 0 for b in model.boundaries)
+    assert assess(closing).score > assess(mention).score
+
+
 def test_must_read_needs_a_lesson_not_volume(vllm_preset: Preset) -> None:
     added = [f"    value_{i} = compute_{i}(x)" for i in range(900)]
     big = [file_patch("vllm/v1/worker/gpu_model_runner.py", added)]

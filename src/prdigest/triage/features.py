@@ -138,6 +138,9 @@ FEATURES: dict[str, Callable[[Dossier], float]] = {
         any(s.kind in (SignalKind.ENV_VAR, SignalKind.CONFIG_FLAG) for s in d.signals)
         or bool(d.documented_knobs)
     ),
+    # a reported issue the PR closes (a linked closing issue, or "Fixes #N" in the body):
+    # someone hit the problem, which a mention of a related issue or PR does not say
+    "closes_issue": lambda d: float(any(i.closing for i in d.issues)),
     "upstream_sync": lambda d: float(bool(_UPSTREAM_SYNC.search(d.subject))),
     "cosmetic_title": lambda d: float(bool(_COSMETIC.search(d.subject))),
     "areas": lambda d: float(min(4, len(d.areas))),
