@@ -738,11 +738,22 @@ def _gone_identifiers(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str
     return removed - added
 
 
-def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for the names a test's text may call or patch (``worker.model_runner
-    .profile_cudagraph_memory.assert_called_once_with()``); short names say too little."""
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _names_test(names: Iterable[str]) -> Callable[[str], bool] | None:
+    """Whether a test's text calls or patches one of the names (``worker.model_runner
+    .profile_cudagraph_memory.assert_called_once_with()``) as a whole word; short names say
+    too little. Names of word characters alone are looked up among the text's runs of them (a
+    whole-word match is such a run), sparing a pattern of hundreds of names compiled per PR."""
     long = sorted(n for n in names if len(n) >= 8)
-    return re.compile(rf"\b(?:{'|'.join(map(re.escape, long))})\b") if long else None
+    if not long:
+        return None
+    if all(_WORD_RUN.fullmatch(n) for n in long):
+        words = frozenset(long)
+        return lambda text: not words.isdisjoint(_WORD_RUN.findall(text))
+    pattern = re.compile(rf"\b(?:{'|'.join(map(re.escape, long))})\b")
+    return lambda text: pattern.search(text) is not None
 
 
 _MESSAGE = re.compile(r"\"([^\"\n]{30,})\"|'([^'\n]{30,})'")
@@ -840,7 +851,7 @@ def _tests_deleted(
     removed_code: set[str] | None = None  # source definitions the PR deletes
     added_text = ""  # the added lines of the PR's test files
     refusal_removed = False  # a source file loses a ``raise NotImplementedError``
-    gone_code: re.Pattern[str] | None = None  # deleted definitions not moved or renamed
+    gone_code: Callable[[str], bool] | None = None  # names deleted definitions, not moved
 
     def replaced(path: str, name: str) -> bool:
         """Replaced by a test of its name, by a test whose name it extends (two tests folded
@@ -872,7 +883,7 @@ def _tests_deleted(
             removed_code = _removed_definitions(parsed)
             moved_away = {key[2] for key in moves.removed}
             gone = {n for n in removed_code if n not in moved_away} | _gone_identifiers(parsed)
-            gone_code = _names_pattern(gone)
+            gone_code = _names_test(gone)
         if name in added_tests or moves.replaced(path, name):
             return True
         if any(name.startswith(f"{added}_") for added in added_tests):
@@ -886,7 +897,7 @@ def _tests_deleted(
             return True  # it pinned a refusal the PR lifts on purpose: nothing left to test
         if any(m in added_text for m in _checked_messages(body)):
             return True  # a new test checks the same message: the check moved there
-        return gone_code is not None and gone_code.search(body) is not None
+        return gone_code is not None and gone_code(body)
 
     patches = {fact.path: patch for fact, patch in parsed}
     # a test module goes with the module it tests (``test_patch_x.py`` with ``patch_x.py``)
