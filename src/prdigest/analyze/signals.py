@@ -49,7 +49,13 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
-from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in, language_of
+from prdigest.analyze.code import (
+    PARAMETRIZE,
+    bracket_depth,
+    definition_in,
+    language_of,
+    worded_lines,
+)
 from prdigest.analyze.design import guard
 from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
@@ -334,10 +340,11 @@ def _scan_added_lines(
     kept = _skip_keys(parsed.side(REMOVED)) if skips else set()
     new_side = parsed.side(ADDED) if skips else []
     at_new = {line.new_no: i for i, line in enumerate(new_side)}
-    for line in added:
+    worded = worded_lines(words, added, added_text)
+    for index, line in enumerate(added):
         text = line.text
-        if pending_except is None and not _may_signal(text, words):
-            continue  # most lines can trigger nothing; one search rules them out
+        if pending_except is None and index not in worded and not _may_signal_unworded(text):
+            continue  # most lines can trigger nothing (_may_signal): they are ruled out cheaply
         todo = _TODO.search(text)
         if todo and text.strip() not in moved_notes:
             note = todo["text"].strip().rstrip("*/").strip()
@@ -436,8 +443,11 @@ def _may_signal(text: str, words: re.Pattern[str]) -> bool:
     Skipping those lines changes no result (tests/test_signals.py holds this); it spares most
     added lines the dozen regular expressions of the detectors.
     """
-    if words.search(text):
-        return True
+    return bool(words.search(text)) or _may_signal_unworded(text)
+
+
+def _may_signal_unworded(text: str) -> bool:
+    """:func:`_may_signal` for a line without any of the trigger words."""
     stripped = text.lstrip()
     if "=" in stripped and (
         stripped[:1].isupper() or (stripped[:1] == "_" and stripped[1:2].isupper())
