@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prdigest.analyze import analyze, body, design, signals
-from prdigest.analyze.code import _ANY_TECHNIQUE, TECHNIQUES
+from prdigest.analyze.code import _ANY_TECHNIQUE, TECHNIQUES, worded_lines
+from prdigest.analyze.patches import ADDED, DiffLine
 from prdigest.core.presets import Preset
 from prdigest.core.records import PullRequest
 
@@ -159,3 +160,34 @@ def test_technique_file_gate_keeps_every_technique(records: list[PullRequest]) -
     for line in _lines_of(records):
         if any(pattern.search(line) for _, pattern in TECHNIQUES):
             assert _ANY_TECHNIQUE.search(f"a\n{line}\nb"), line
+
+
+_WORDED_PARTS = ["TODO", "skip", "min(", "envs.", "VLLM_", "Mock", "patch", "x", " ", "\t", "é"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_WORDED_PARTS), max_size=6), max_size=6))
+def test_worded_lines_are_the_lines_a_search_finds(lines: list[list[str]]) -> None:
+    texts = ["".join(parts) for parts in lines]
+    diff = [DiffLine(ADDED, text, None, n) for n, text in enumerate(texts, start=1)]
+    for words in (signals._trigger_words(("VLLM_",)), _ANY_TECHNIQUE):
+        expected = {i for i, text in enumerate(texts) if words.search(text)}
+        assert worded_lines(words, diff, "\n".join(texts)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["load_weights_v2", "~KernelArgs", "_init_cache", "gone"]), max_size=3
+    ),
+    st.lists(st.sampled_from(["load_weights_v2", "~KernelArgs", "_init_cache", "x", "(", " "])),
+)
+def test_gone_names_test_is_the_whole_word_pattern(names: list[str], parts: list[str]) -> None:
+    text = "".join(parts)
+    found = signals._names_test(names)
+    long = sorted(n for n in names if len(n) >= 8)
+    if not long:
+        assert found is None
+        return
+    pattern = re.compile(rf"\b(?:{'|'.join(map(re.escape, long))})\b")
+    assert found is not None and found(text) == (pattern.search(text) is not None)

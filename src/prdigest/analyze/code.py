@@ -14,10 +14,11 @@ Only names that occur in the patch are ever produced, so a writer citing them ci
 from __future__ import annotations
 
 import ast
+import bisect
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
@@ -1232,6 +1233,14 @@ def _users(
     return tuple(sorted(hits))
 
 
+def worded_lines(words: re.Pattern[str], lines: Sequence[DiffLine], joined: str) -> set[int]:
+    """The indices of the lines (``joined`` by line breaks) in which ``words``, an alternation
+    of literal words, finds one: no word holds a line break, so one search of the joined text
+    finds each line's first word, sparing a search call per line."""
+    starts = list(itertools.accumulate((len(line.text) + 1 for line in lines), initial=0))
+    return {bisect.bisect_right(starts, m.start()) - 1 for m in words.finditer(joined)}
+
+
 def code_part(text: str) -> str:
     """A line without its comment (``#`` or ``//`` after a blank or at the start, outside
     quotes): a technique named in a comment is not used."""
@@ -1257,11 +1266,13 @@ def extract_techniques(
     seen: set[str] = set()
     found: list[TechniqueFact] = []
     added = [line.text for line in parsed.added()]
-    if not _ANY_TECHNIQUE.search("\n".join(added)):
+    joined = "\n".join(added)
+    if not _ANY_TECHNIQUE.search(joined):
         return found  # one search over the file rules most test files out
-    for line in parsed.added():
-        if not _ANY_TECHNIQUE.search(line.text):
-            continue  # one search instead of one per technique
+    worded = worded_lines(_ANY_TECHNIQUE, parsed.added(), joined)
+    for index, line in enumerate(parsed.added()):
+        if index not in worded:
+            continue  # no technique's word: no search per technique
         code = code_part(line.text)
         for technique, pattern in TECHNIQUES:
             if technique in seen:

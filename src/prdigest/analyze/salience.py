@@ -22,6 +22,7 @@ import functools
 import keyword
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -1125,7 +1126,13 @@ def duplicates(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> dict[str, str]
     """Files whose change is the same as an earlier file's (path → the first copy's path)."""
     first: dict[tuple[str, ...], str] = {}
     out: dict[str, str] = {}
-    for fact, patch in parsed:
+    # two copies have as many added and as many removed lines: a file whose counts no other
+    # file shares has no copy, and its lines are never joined into a key
+    sizes = [(len(patch.added()), len(patch.removed())) for _, patch in parsed]
+    shared = {size for size, n in Counter(sizes).items() if n > 1 and sum(size) >= 3}
+    for (fact, patch), size in zip(parsed, sizes, strict=True):
+        if size not in shared:
+            continue
         lines = tuple(
             f"{line.kind}{line.text.strip()}"
             for hunk in patch.hunks

@@ -49,7 +49,13 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from prdigest.analyze.body import prose_sentences, testing_of, user_facing_of, visible_lines
-from prdigest.analyze.code import PARAMETRIZE, bracket_depth, definition_in, language_of
+from prdigest.analyze.code import (
+    PARAMETRIZE,
+    bracket_depth,
+    definition_in,
+    language_of,
+    worded_lines,
+)
 from prdigest.analyze.design import guard
 from prdigest.analyze.moves import Moves
 from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
@@ -334,10 +340,11 @@ def _scan_added_lines(
     kept = _skip_keys(parsed.side(REMOVED)) if skips else set()
     new_side = parsed.side(ADDED) if skips else []
     at_new = {line.new_no: i for i, line in enumerate(new_side)}
-    for line in added:
+    worded = worded_lines(words, added, added_text)
+    for index, line in enumerate(added):
         text = line.text
-        if pending_except is None and not _may_signal(text, words):
-            continue  # most lines can trigger nothing; one search rules them out
+        if pending_except is None and index not in worded and not _may_signal_unworded(text):
+            continue  # most lines can trigger nothing (_may_signal): they are ruled out cheaply
         todo = _TODO.search(text)
         if todo and text.strip() not in moved_notes:
             note = todo["text"].strip().rstrip("*/").strip()
@@ -436,8 +443,11 @@ def _may_signal(text: str, words: re.Pattern[str]) -> bool:
     Skipping those lines changes no result (tests/test_signals.py holds this); it spares most
     added lines the dozen regular expressions of the detectors.
     """
-    if words.search(text):
-        return True
+    return bool(words.search(text)) or _may_signal_unworded(text)
+
+
+def _may_signal_unworded(text: str) -> bool:
+    """:func:`_may_signal` for a line without any of the trigger words."""
     stripped = text.lstrip()
     if "=" in stripped and (
         stripped[:1].isupper() or (stripped[:1] == "_" and stripped[1:2].isupper())
@@ -785,11 +795,22 @@ def _named_after_gone_class(subject: str, runs: frozenset[str]) -> bool:
     return any(f"_{run}_" in padded for run in runs)
 
 
-def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for the names a test's text may call or patch (``worker.model_runner
-    .profile_cudagraph_memory.assert_called_once_with()``); short names say too little."""
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _names_test(names: Iterable[str]) -> Callable[[str], bool] | None:
+    """Whether a test's text calls or patches one of the names (``worker.model_runner
+    .profile_cudagraph_memory.assert_called_once_with()``) as a whole word; short names say
+    too little. Names of word characters alone are looked up among the text's runs of them (a
+    whole-word match is such a run), sparing a pattern of hundreds of names compiled per PR."""
     long = sorted(n for n in names if len(n) >= 8)
-    return re.compile(rf"\b(?:{'|'.join(map(re.escape, long))})\b") if long else None
+    if not long:
+        return None
+    if all(_WORD_RUN.fullmatch(n) for n in long):
+        words = frozenset(long)
+        return lambda text: not words.isdisjoint(_WORD_RUN.findall(text))
+    pattern = re.compile(rf"\b(?:{'|'.join(map(re.escape, long))})\b")
+    return lambda text: pattern.search(text) is not None
 
 
 _MESSAGE = re.compile(r"\"([^\"\n]{30,})\"|'([^'\n]{30,})'")
@@ -887,7 +908,7 @@ def _tests_deleted(
     removed_code: set[str] | None = None  # source definitions the PR deletes
     added_text = ""  # the added lines of the PR's test files
     refusal_removed = False  # a source file loses a ``raise NotImplementedError``
-    gone_code: re.Pattern[str] | None = None  # deleted definitions not moved or renamed
+    gone_code: Callable[[str], bool] | None = None  # names deleted definitions, not moved
     gone_runs: frozenset[str] | None = None  # word runs of the classes the source loses
 
     def replaced(path: str, name: str) -> bool:
@@ -920,7 +941,7 @@ def _tests_deleted(
             removed_code = _removed_definitions(parsed)
             moved_away = {key[2] for key in moves.removed}
             gone = {n for n in removed_code if n not in moved_away} | _gone_identifiers(parsed)
-            gone_code = _names_pattern(gone)
+            gone_code = _names_test(gone)
             gone_runs = _gone_class_runs(parsed)
         if moves.replaced(path, name) or _named_replacement(
             name, added_tests, removed_code or set(), gone_runs or frozenset()
@@ -932,7 +953,7 @@ def _tests_deleted(
             return True  # it pinned a refusal the PR lifts on purpose: nothing left to test
         if any(m in added_text for m in _checked_messages(body)):
             return True  # a new test checks the same message: the check moved there
-        return gone_code is not None and gone_code.search(body) is not None
+        return gone_code is not None and gone_code(body)
 
     patches = {fact.path: patch for fact, patch in parsed}
     # a test module goes with the module it tests (``test_patch_x.py`` with ``patch_x.py``)

@@ -206,6 +206,38 @@ def _hunk_line(current: _File, line: bytes, first: int) -> None:
         current.chunks.append(line)
 
 
+def _hunk_lines(readline: ReadLine, current: _File, line: bytes) -> bytes:
+    """:func:`_hunk_line` for ``line`` and each hunk line after it, with the file's counts in
+    locals (millions of lines: attribute reads were most of the parser's time); returns the
+    first line that is not a hunk line (``b""`` at the end of the stream)."""
+    additions, deletions, keep = current.additions, current.deletions, current.keep
+    lines, size, chunks = current.lines, current.size, current.chunks
+    # the commit's kept bytes do not change before the file closes: one bound for both caps
+    max_size = min(MAX_PATCH_BYTES, MAX_COMMIT_PATCH_BYTES - current.owner.patch_bytes)
+    while True:
+        first = line[0]
+        if first == _PLUS:
+            additions += 1
+        elif first == _MINUS:
+            deletions += 1
+        if keep:
+            lines += 1
+            size += len(line)
+            if lines > MAX_PATCH_LINES or size > max_size:
+                keep, chunks = False, []
+            else:
+                chunks.append(line)
+        if len(line) == MAX_PATCH_BYTES and not line.endswith(b"\n"):
+            keep, chunks = False, []
+            _skip_rest_of_line(readline, line)
+        line = readline(MAX_PATCH_BYTES)
+        if not line or line[0] not in _HUNK_BYTES:
+            break
+    current.additions, current.deletions, current.keep = additions, deletions, keep
+    current.lines, current.size, current.chunks = lines, size, chunks
+    return line
+
+
 def _close(current: _File | None) -> None:
     if current is not None:
         if current.keep:
@@ -217,14 +249,13 @@ def parse_log(readline: ReadLine) -> Iterator[RawCommit]:
     """Commits of a ``git log -p --format=LOG_FORMAT`` stream, one at a time, in stream order."""
     commit: _Commit | None = None
     current: _File | None = None
-    while line := readline(MAX_PATCH_BYTES):
+    line = readline(MAX_PATCH_BYTES)
+    while line:
         first = line[0]
         if current is not None and current.in_hunks and first in _HUNK_BYTES:
-            _hunk_line(current, line, first)
-            if len(line) == MAX_PATCH_BYTES and not line.endswith(b"\n"):
-                current.keep, current.chunks = False, []
-                _skip_rest_of_line(readline, line)
-        elif line.startswith(_COMMIT_MARK):
+            line = _hunk_lines(readline, current, line)
+            continue  # the line after the hunks is read: dispatched as it is
+        if line.startswith(_COMMIT_MARK):
             _close(current)
             if commit is not None:
                 yield commit.result()
@@ -243,6 +274,7 @@ def parse_log(readline: ReadLine) -> Iterator[RawCommit]:
         else:
             current.header(line)
             _skip_rest_of_line(readline, line)
+        line = readline(MAX_PATCH_BYTES)
     _close(current)
     if commit is not None:
         yield commit.result()
