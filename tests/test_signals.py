@@ -678,3 +678,15 @@ def test_a_test_named_after_a_class_the_pr_drops_is_no_lost_coverage(vllm_preset
     )
     found = signals(vllm_preset, files=[kept, test])
     assert found[SignalKind.TESTS_DELETED] == ["test_waiting_queue_is_short_request_first"]
+
+
+def test_a_change_that_mostly_deletes_source_asks_for_no_new_test(vllm_preset: Preset) -> None:
+    removed = [f"    legacy_step_{i}(x)" for i in range(40)]
+    deleting = file_patch("vllm/worker/legacy.py", ["    return x"], removed)
+    title = "[Refactor] Drop the legacy worker steps"
+    found = signals(vllm_preset, title=title, files=[deleting])
+    assert SignalKind.NO_TESTS not in found  # 1 line added, 40 taken away: nothing new to test
+    adding = file_patch("vllm/worker/legacy.py", [f"    step_{i}(x)" for i in range(12)], removed)
+    assert SignalKind.NO_TESTS in signals(vllm_preset, title=title, files=[adding])
+    # a fix with any new line still asks for a regression test
+    assert SignalKind.NO_TESTS in signals(vllm_preset, files=[deleting])

@@ -1047,7 +1047,9 @@ def _no_tests(
     if any(is_test(f) for f in files):
         return
     source_lines = sum(f.additions + f.deletions for f in files if f.role is Role.SOURCE)
-    if source_lines >= NO_TESTS_MIN_LINES or (kind is Kind.FIX and source_lines):
+    # new code is what a test would cover: a PR that mostly deletes asks for none
+    added = sum(f.additions for f in files if f.role is Role.SOURCE)
+    if added >= NO_TESTS_MIN_LINES or (kind is Kind.FIX and added):
         out.add(
             SignalKind.NO_TESTS,
             f"{source_lines} source lines",
