@@ -30,12 +30,13 @@ from pathlib import PurePosixPath
 
 from prdigest.analyze.code import (
     DOC_QUOTES,
+    Definition,
     bracket_depth,
     definition_in,
     header_definition,
     hunk_definition,
 )
-from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, ParsedPatch
+from prdigest.analyze.patches import ADDED, CONTEXT, REMOVED, DiffLine, Hunk, ParsedPatch
 from prdigest.core.models import FileFact
 
 MOVE_SIMILARITY = 0.5  # same name elsewhere: the body may have been edited on the way
@@ -526,23 +527,40 @@ def _taken_out(patch: ParsedPatch) -> dict[str, str]:
     for hunk in patch.hunks:
         if not any(x.kind == REMOVED for x in hunk.lines):
             continue  # nothing taken out here
-        opened = hunk_definition(hunk, "python")
-        stack = [(opened.indent, opened.name, opened.kind)] if opened else []
+        old_side = _OldSide(hunk)
         for line in hunk.lines:
             if line.kind == ADDED or not line.text.strip():
                 continue
-            indent = len(line.text) - len(line.text.lstrip())
-            while stack and stack[-1][0] >= indent:
-                stack.pop()
-            found = definition_in(line.text, "python")
-            if found is not None:
-                stack.append((indent, found.name, found.kind))
-            elif line.kind == REMOVED:
+            found = old_side.read(line)
+            if found is None and line.kind == REMOVED:
                 text = _normal(line.text)
                 if text and len(text) >= MIN_TAKEN_CHARS:
-                    inside = stack[-1][1] if stack and stack[-1][2] != "class" else ""
-                    out.setdefault(text, inside)
+                    out.setdefault(text, old_side.function)
     return out
+
+
+class _OldSide:
+    """The definitions a hunk's old side is inside as its lines are read (the header's when
+    no ``def`` above shows): :attr:`function` is the innermost function's name, "" inside a
+    class body or where the hunk names none."""
+
+    def __init__(self, hunk: Hunk) -> None:
+        opened = hunk_definition(hunk, "python")
+        self._stack = [(opened.indent, opened.name, opened.kind)] if opened else []
+
+    def read(self, line: DiffLine) -> Definition | None:
+        """Take in an old-side line: the definitions it closes, and the one it opens."""
+        indent = len(line.text) - len(line.text.lstrip())
+        while self._stack and self._stack[-1][0] >= indent:
+            self._stack.pop()
+        found = definition_in(line.text, "python")
+        if found is not None:
+            self._stack.append((indent, found.name, found.kind))
+        return found
+
+    @property
+    def function(self) -> str:
+        return self._stack[-1][1] if self._stack and self._stack[-1][2] != "class" else ""
 
 
 MIN_TAKEN_CHARS = 12  # ``return x``, ``else:``: lines too short to say where code came from
@@ -567,27 +585,22 @@ def _carved_out(patch: ParsedPatch) -> dict[str, list[str]]:
     for hunk in patch.hunks:
         if not any(x.kind == ADDED and "def " in x.text for x in hunk.lines):
             continue  # no def line added: no helper cut out here (most hunks)
-        opened = hunk_definition(hunk, "python")
-        old_stack = [(opened.indent, opened.name, opened.kind)] if opened else []
+        old_side = _OldSide(hunk)
         new_def: tuple[int, str] | None = None
         for line in hunk.lines:
             text = _normal(line.text)
             if text is None:
                 continue
             indent = len(line.text) - len(line.text.lstrip())
-            found = definition_in(line.text, "python")
             if new_def is not None and indent <= new_def[0]:
                 new_def = None
-            if line.kind != ADDED:
-                while old_stack and old_stack[-1][0] >= indent:
-                    old_stack.pop()
-                if found is not None:
-                    old_stack.append((indent, found.name, found.kind))
+            found = (
+                definition_in(line.text, "python") if line.kind == ADDED else old_side.read(line)
+            )
             if line.kind == ADDED and found is not None and found.kind != "class":
                 new_def = (indent, found.name)
             elif new_def is not None and line.kind == CONTEXT and len(text) >= MIN_TAKEN_CHARS:
-                inside = old_stack[-1][1] if old_stack and old_stack[-1][2] != "class" else ""
-                out.setdefault(new_def[1], []).append(inside)
+                out.setdefault(new_def[1], []).append(old_side.function)
     return out
 
 

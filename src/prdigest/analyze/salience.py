@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 from prdigest.analyze.code import (
     LOGGING_CALL,
     Definition,
+    bracket_depth,
     definition_in,
     deleted_definitions,
     hunk_definition,
@@ -417,7 +418,7 @@ def _keyword_before(
         and tokens[first - 1].group(0) == "="
         and tokens[first - 2].group(0).isidentifier()
         and (tokens[first - 3].group(0) in ("(", ",") if first > 2 else argument_line)
-        and (argument_line or _open_brackets(text[: tokens[first - 2].start()]) > 0)
+        and (argument_line or bracket_depth(text[: tokens[first - 2].start()]) > 0)
     )
 
 
@@ -439,11 +440,6 @@ def _without_comment(text: str) -> str:
         if match.group(0).startswith("#"):
             return text[: match.start()].rstrip()
     return text
-
-
-def _open_brackets(text: str) -> int:
-    """How many brackets ``text`` opens and leaves open."""
-    return sum(text.count(x) for x in "([{") - sum(text.count(x) for x in ")]}")
 
 
 _CALL = re.compile(r"(?P<pre>.*?)(?P<callee>[A-Za-z_][\w.]*)\((?P<rest>.*)")
@@ -1650,8 +1646,7 @@ def _same_value(
     # an attribute read through the new local: ``metadata.seq_lens`` with ``metadata = m[k]``
     root, dot, rest = after.partition(".")
     return bool(dot) and any(
-        (path, root, value) in aliases and before == f"{value}.{rest}"
-        for value in _alias_values(aliases, path, root)
+        before == f"{value}.{rest}" for value in _alias_values(aliases, path, root)
     )
 
 

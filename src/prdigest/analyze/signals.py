@@ -730,12 +730,19 @@ def _gone_identifiers(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str
     the PR's source lines lose and no added line uses again: a removed test that uses one
     exercised something the PR takes away (``skip_or_requeue_reason=`` when the reason
     counting goes)."""
+    return _lost_names(parsed, _SNAKE_NAME)
+
+
+def _lost_names(
+    parsed: Sequence[tuple[FileFact, ParsedPatch]], pattern: re.Pattern[str]
+) -> set[str]:
+    """The names ``pattern`` finds in the PR's removed source lines and in no added line."""
     removed = {
         name
         for fact, patch in parsed
         if fact.role is Role.SOURCE
         for line in patch.removed()
-        for name in _SNAKE_NAME.findall(line.text)
+        for name in pattern.findall(line.text)
     }
     if not removed:
         return set()
@@ -743,7 +750,7 @@ def _gone_identifiers(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> set[str
         name
         for _fact, patch in parsed
         for line in patch.added()
-        for name in _SNAKE_NAME.findall(line.text)
+        for name in pattern.findall(line.text)
     }
     return removed - added
 
@@ -757,14 +764,8 @@ def _gone_class_runs(parsed: Sequence[tuple[FileFact, ParsedPatch]]) -> frozense
     """Runs of three consecutive words, in snake case, of the CamelCase names the PR's source
     lines lose and no added line uses again (``short_request_first`` of a dropped
     ``ShortRequestFirstSchedulerMixin``)."""
-
-    def names(lines: Iterable[DiffLine]) -> set[str]:
-        return {n for line in lines for n in _CAMEL_NAME.findall(line.text)}
-
-    removed = names(x for f, p in parsed if f.role is Role.SOURCE for x in p.removed())
-    gone = removed - names(x for _f, p in parsed for x in p.added()) if removed else set()
     runs: set[str] = set()
-    for name in gone:
+    for name in _lost_names(parsed, _CAMEL_NAME):
         words = [w.lower() for w in _CAMEL_WORD.findall(name)]
         runs.update(
             "_".join(words[i : i + CLASS_WORDS]) for i in range(len(words) - CLASS_WORDS + 1)

@@ -58,11 +58,11 @@ MAX_SYMBOL_FILES = 3
 MAX_SYMBOLS_PER_FILE = 5  # the paragraph's length trims them (a shorter wording names fewer)
 
 
-def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
+def _main_symbols(d: Dossier, carrier: str | None) -> list[list[SymbolFact]]:
     """Source symbols worth naming, grouped by file (≤ 3 files, ≤ 5 names each): by salience
     (``analyze.salience``), the file of the most salient name first, then the file that
     carries the change (:func:`_carrying_file`); by lines changed for a dossier without a
-    ranking."""
+    ranking. ``carrier``: that file's path, if any."""
     by_id = {s.id: s for s in d.symbols}
     ranked = [
         by_id[x.symbol]
@@ -77,7 +77,6 @@ def _main_symbols(d: Dossier) -> list[list[SymbolFact]]:
             continue
         by_file.setdefault(s.path, []).append(s)
     groups = list(by_file.values())
-    carrier = _carrying_file(d)
     at = next((i for i, g in enumerate(groups) if g[0].path == carrier), None)
     if at is not None and at > 1:  # second, after the most salient file's names
         groups.insert(1, groups.pop(at))
@@ -883,12 +882,13 @@ def focus_points(
     ranked: list[tuple[float, Point | None]] = [(0, _one(x)) for x in _context_points(d, p, cited)]
     if _ci_led(d):  # a step tweak beside more source lines is no place to read
         ranked.append((0, _one(_steps_point(d, p, cited))))
-    groups = _main_symbols(d)
+    carrier = _carrying_file(d)
+    groups = _main_symbols(d, carrier)
     edit = _edit_point(d, p, cited, names)
     ranked.append((1, edit))
     ranked.append((1, _one(_field_point(d, p, cited, names))))  # new state, before its class
     ranked += [(1, _symbol_point(g, d, p, cited, names)) for g in groups[:1]]
-    carrying = len(groups) > 1 and groups[1][0].path == _carrying_file(d)
+    carrying = len(groups) > 1 and groups[1][0].path == carrier
     withdrawn = _withdrawn_point(d, p, cited, names)
     ranked.append((1, withdrawn))
     if not groups and not withdrawn:
