@@ -1720,3 +1720,69 @@ def test_a_new_base_class_made_of_a_classs_moved_methods_is_said_as_extracted() 
     d = analyze(make_pr(files=files), load_preset(None, None))
     [cls] = [s for s in d.symbols if s.name == "AscendAutoRegressiveSpeculator"]
     assert (cls.extracted, cls.extracted_from) == (True, "AscendEagleSpeculator")
+
+
+def test_a_file_whose_point_went_is_said_with_its_most_telling_definition() -> None:
+    """A point that named a file's main definition may be dropped for length; the other-files
+    sentence then says that definition, not the next one; while a point says it, the next."""
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    body = [f"    total += step_{i}(total)" for i in range(30)]
+    engine = ["def plan_batches(total):", *body, "", "def drain_queues(q):", "    q.clear()"]
+    pr = make_pr(
+        files=[
+            file_patch("pkg/core/engine.py", engine),
+            file_patch("pkg/core/helpers.py", ["def tidy(x):", "    return x"]),
+        ]
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    cited = Cited()
+    cited.name("plan_batches", "pkg/core/engine.py")  # as a point that may go does
+    files = other_files(d, Phrases("zh", pr.number), cited)
+    assert "`engine.py`（`plan_batches`）" in files.unnamed_in("").said
+    said_by_a_point = files.unnamed_in("… `plan_batches` …").said
+    assert "`engine.py`（`drain_queues`）" in said_by_a_point  # not said twice
+
+
+def test_the_other_files_sentence_says_a_definition_name_once() -> None:
+    """Two files that each define the name a dropped point named: the first file is said with
+    it, the second with its next definition, not the same name again."""
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    body = [f"    total += step_{i}(total)" for i in range(30)]
+    both = ["def plan_batches(total):", *body, "", "def drain_queues(q):", "    q.clear()"]
+    pr = make_pr(
+        files=[
+            file_patch("pkg/core/engine.py", both),
+            file_patch("pkg/core/worker.py", [*both[:-3], "", "def flush_worker(q):", "    q.clear()"]),
+        ]
+    )  # fmt: skip
+    d = analyze(pr, load_preset(pr.repo))
+    cited = Cited()
+    cited.name("plan_batches", "pkg/core/engine.py")
+    said = other_files(d, Phrases("zh", pr.number), cited).unnamed_in("").said
+    assert sum("`plan_batches`" in s for s in said) == 1, said
+
+
+def test_a_name_a_point_gave_another_file_is_not_said_for_this_one() -> None:
+    """The same name defined in two files: cited for one file's definition (its link goes
+    there), it is not the other file's most telling definition in the other-files sentence."""
+    from prdigest.analyze import analyze
+    from prdigest.core.presets import load_preset
+
+    from conftest import file_patch, make_pr
+
+    body = [f"    total += step_{i}(total)" for i in range(30)]
+    engine = ["def plan_batches(total):", *body, "", "def drain_queues(q):", "    q.clear()"]
+    pr = make_pr(files=[file_patch("pkg/core/engine.py", engine)])
+    d = analyze(pr, load_preset(pr.repo))
+    cited = Cited()
+    cited.name("plan_batches", "pkg/core/planner.py")  # another file's definition
+    said = other_files(d, Phrases("zh", pr.number), cited).unnamed_in("").said
+    assert "`engine.py`（`drain_queues`）" in said, said

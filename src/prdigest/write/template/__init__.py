@@ -25,7 +25,7 @@ from prdigest.write.template.paragraph import paragraph_for
 from prdigest.write.template.phrases import space_cjk
 from prdigest.write.template.title import title_for
 
-TEMPLATE_VERSION = "template/66"
+TEMPLATE_VERSION = "template/67"
 
 __all__ = [
     "TEMPLATE_VERSION",

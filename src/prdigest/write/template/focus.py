@@ -753,16 +753,26 @@ class OtherFiles:
     paths: tuple[str, ...]
     names: tuple[str, ...]
     room: int = 0
+    # per file, its wording with the most telling definition and that name, for a text that
+    # does not say the name (a point that named it went)
+    telling: tuple[tuple[str, str] | None, ...] = ()
 
     def unnamed_in(self, text: str, most: int = MAX_OTHER_FILES) -> OtherFiles:
         keep = [i for i, name in enumerate(self.names) if name not in text]
         keep = keep[: min(most, self.room)]
+        said: list[str] = []
+        for i in keep:  # a name the sentence said for one file is not said for the next
+            said.append(self._wording(i, text + " ".join(said)))
         return OtherFiles(
-            tuple(self.said[i] for i in keep),
+            tuple(said),
             tuple(self.paths[i] for i in keep),
             tuple(self.names[i] for i in keep),
             len(keep),
         )
+
+    def _wording(self, i: int, text: str) -> str:
+        better = self.telling[i] if i < len(self.telling) else None
+        return better[0] if better is not None and better[1] not in text else self.said[i]
 
 
 MAX_CANDIDATES = MAX_OTHER_FILES + 5  # room for the files the points name (five at most)
@@ -797,11 +807,13 @@ def other_files(
     fresh = [f for f in shown if names.get(f.path, f.path) not in cited.refs]
     for f in shown:
         cited.fact(f.id)
+    wordings = [_file_with_owner(f.path, d, p, cited, names) for f in shown]
     return OtherFiles(
-        tuple(_file_with_owner(f.path, d, p, cited, names) for f in shown),
+        tuple(said for said, _telling in wordings),
         tuple(f.path for f in shown),
         tuple(code(names.get(f.path, f.path)) for f in shown),
         min(len(fresh), MAX_OTHER_FILES),
+        tuple(telling for _said, telling in wordings),
     )
 
 
@@ -839,21 +851,42 @@ def unnamed_files(
     )
 
 
-def _file_with_owner(path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]) -> str:
+def _file_with_owner(
+    path: str, d: Dossier, p: Phrases, cited: Cited, names: dict[str, str]
+) -> tuple[str, tuple[str, str] | None]:
     """A file and, in brackets, the definition its change sits in (the most salient one, else
     the one with most lines changed), when the paragraph has not named it; a deleted file
-    is said as deleted, a new one as new ("还改了" alone would say it was there before)."""
+    is said as deleted, a new one as new ("还改了" alone would say it was there before).
+    Second: the file said with its most telling definition when a point names that one too
+    (a point that may go), and that name as shown; None when it is the same wording, or a
+    longer one (the room a point or another file needs)."""
     shown = file_name(path, names, cited)
     # a file whose text came from another is no new file (the moves point says where from)
     status = next((f.status for f in d.files if f.path == path and not f.moved_from), "")
     if status == "removed":
-        return p.get("symbol", "file_removed", file=shown)  # its definitions went with it
+        return p.get("symbol", "file_removed", file=shown), None  # its definitions went with it
     scores = {x.symbol: x.score for x in d.salient if x.symbol}
-    owners = [s for s in d.symbols if s.path == path and _nameable(s) and s.name not in cited.refs]
-    owners = [s for s in owners if s.name not in GENERIC_NAMES]
-    if not owners:
-        return p.get("symbol", "file_added", file=shown) if status == "added" else shown
-    owner = max(owners, key=lambda s: (scores.get(s.id, float("-inf")), s.lines_changed))
+    owners = [s for s in d.symbols if s.path == path and _nameable(s)]
+    owners = sorted(
+        (s for s in owners if s.name not in GENERIC_NAMES),
+        key=lambda s: (scores.get(s.id, float("-inf")), s.lines_changed),
+        reverse=True,
+    )
+    fresh = [s for s in owners if s.name not in cited.refs]
+    said = _owned(shown, status, fresh[0], p, cited) if fresh else None
+    if said is None:
+        said = p.get("symbol", "file_added", file=shown) if status == "added" else shown
+    if not owners or (fresh and owners[0] is fresh[0]):
+        return said, None
+    if cited.refs[owners[0].name].path != path:
+        return said, None  # the name a point gave another file's definition: its link is there
+    telling = _owned(shown, status, owners[0], p, cited)
+    if len(telling) > len(said):
+        return said, None  # a longer wording takes the room a point or a file needs
+    return said, (telling, code(owners[0].name))
+
+
+def _owned(shown: str, status: str, owner: SymbolFact, p: Phrases, cited: Cited) -> str:
     cited.fact(owner.id)
     line = owner.line if owner.change != "removed" else None
     said = cited.name(owner.name, owner.path, line)
