@@ -1722,6 +1722,12 @@ def test_a_new_base_class_made_of_a_classs_moved_methods_is_said_as_extracted() 
     assert (cls.extracted, cls.extracted_from) == (True, "AscendEagleSpeculator")
 
 
+def _definitions(last: str = "drain_queues") -> list[str]:
+    """A file's added lines: a large function, `plan_batches`, then a small one, ``last``."""
+    body = [f"    total += step_{i}(total)" for i in range(30)]
+    return ["def plan_batches(total):", *body, "", f"def {last}(q):", "    q.clear()"]
+
+
 def test_a_file_whose_point_went_is_said_with_its_most_telling_definition() -> None:
     """A point that named a file's main definition may be dropped for length; the other-files
     sentence then says that definition, not the next one; while a point says it, the next."""
@@ -1730,11 +1736,9 @@ def test_a_file_whose_point_went_is_said_with_its_most_telling_definition() -> N
 
     from conftest import file_patch, make_pr
 
-    body = [f"    total += step_{i}(total)" for i in range(30)]
-    engine = ["def plan_batches(total):", *body, "", "def drain_queues(q):", "    q.clear()"]
     pr = make_pr(
         files=[
-            file_patch("pkg/core/engine.py", engine),
+            file_patch("pkg/core/engine.py", _definitions()),
             file_patch("pkg/core/helpers.py", ["def tidy(x):", "    return x"]),
         ]
     )  # fmt: skip
@@ -1755,12 +1759,10 @@ def test_the_other_files_sentence_says_a_definition_name_once() -> None:
 
     from conftest import file_patch, make_pr
 
-    body = [f"    total += step_{i}(total)" for i in range(30)]
-    both = ["def plan_batches(total):", *body, "", "def drain_queues(q):", "    q.clear()"]
     pr = make_pr(
         files=[
-            file_patch("pkg/core/engine.py", both),
-            file_patch("pkg/core/worker.py", [*both[:-3], "", "def flush_worker(q):", "    q.clear()"]),
+            file_patch("pkg/core/engine.py", _definitions()),
+            file_patch("pkg/core/worker.py", _definitions("flush_worker")),
         ]
     )  # fmt: skip
     d = analyze(pr, load_preset(pr.repo))
@@ -1778,9 +1780,7 @@ def test_a_name_a_point_gave_another_file_is_not_said_for_this_one() -> None:
 
     from conftest import file_patch, make_pr
 
-    body = [f"    total += step_{i}(total)" for i in range(30)]
-    engine = ["def plan_batches(total):", *body, "", "def drain_queues(q):", "    q.clear()"]
-    pr = make_pr(files=[file_patch("pkg/core/engine.py", engine)])
+    pr = make_pr(files=[file_patch("pkg/core/engine.py", _definitions())])
     d = analyze(pr, load_preset(pr.repo))
     cited = Cited()
     cited.name("plan_batches", "pkg/core/planner.py")  # another file's definition

@@ -873,8 +873,9 @@ def _file_with_owner(
         reverse=True,
     )
     fresh = [s for s in owners if s.name not in cited.refs]
-    said = _owned(shown, status, fresh[0], p, cited) if fresh else None
-    if said is None:
+    if fresh:
+        said = _owned(shown, status, fresh[0], p, cited)
+    else:
         said = p.get("symbol", "file_added", file=shown) if status == "added" else shown
     if not owners or (fresh and owners[0] is fresh[0]):
         return said, None
